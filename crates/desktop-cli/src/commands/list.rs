@@ -1,0 +1,79 @@
+//! `list`: windows (default) or applications.
+
+use super::{connect, Rendered};
+use crate::cli::{Global, ListArgs};
+use desktop_core::{Desktop, Result, Target};
+use serde_json::Value;
+use std::fmt::Write as _;
+
+pub async fn run(g: &Global, args: ListArgs) -> Result<Rendered<Value>> {
+    let d = connect(g).await?;
+    if args.apps {
+        let mut list = d.apps().await?;
+        if let Some(name) = &args.app {
+            list.apps
+                .retain(|a| desktop_linux::apps::name_matches(&a.name, name));
+        }
+        if let Some(pid) = args.pid {
+            list.apps.retain(|a| a.pid == pid);
+        }
+        let mut text = String::new();
+        for a in &list.apps {
+            let _ = writeln!(text, "{:<8} {:<32} {} window(s)", a.pid, a.name, a.windows);
+        }
+        for u in &list.unresponsive {
+            let _ = writeln!(
+                text,
+                "{:<8} {:<32} not answering",
+                u.pid,
+                u.app.as_deref().unwrap_or("?")
+            );
+        }
+        return Ok(Rendered {
+            data: to_value(&list)?,
+            text: Some(text),
+        });
+    }
+    let target = Target {
+        app: args.app,
+        pid: args.pid,
+        ..Target::default()
+    };
+    let list = d.windows(&target).await?;
+    let mut text = String::new();
+    for w in &list.windows {
+        let b = w
+            .bounds
+            .map(|b| format!("{},{} {}x{}", b.x, b.y, b.w, b.h))
+            .unwrap_or_default();
+        let id =
+            w.id.map(|i| format!("0x{i:x}"))
+                .unwrap_or_else(|| "-".into());
+        let flags = format!(
+            "{}{}",
+            if w.focused { " focused" } else { "" },
+            if w.a11y { "" } else { " (no a11y)" }
+        );
+        let _ = writeln!(
+            text,
+            "{id:<11} {:<7} {:<24} {:<20} {}{flags}",
+            w.pid, w.app, b, w.title
+        );
+    }
+    for u in &list.unresponsive {
+        let _ = writeln!(
+            text,
+            "-           {:<7} {:<24} not answering",
+            u.pid,
+            u.app.as_deref().unwrap_or("?")
+        );
+    }
+    Ok(Rendered {
+        data: to_value(&list)?,
+        text: Some(text),
+    })
+}
+
+fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
+    serde_json::to_value(v).map_err(|e| desktop_core::Error::internal(e.to_string()))
+}

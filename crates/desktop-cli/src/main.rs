@@ -1,0 +1,92 @@
+//! desktop-cli: thin entry point. Parses options, points the process at the right desktop,
+//! runs one command on a single-threaded runtime and exits with its status.
+
+mod cli;
+mod commands;
+mod output;
+mod schema;
+
+use clap::Parser;
+use cli::{Cli, Format};
+use desktop_core::Error;
+use output::Out;
+
+fn main() {
+    std::process::exit(run());
+}
+
+fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
+    let out = Out {
+        pretty: cli.global.pretty,
+        format: cli.global.format,
+    };
+    // Before any thread exists: adopting a sandbox sets this process's environment.
+    desktop_linux::session::adopt_sandbox();
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            return out.err(
+                "desktop-cli",
+                &Error::internal(format!("cannot start the runtime: {e}")),
+            )
+        }
+    };
+    rt.block_on(commands::dispatch(cli, out))
+}
+
+/// Help and version go to stdout as clap prints them; any other parse failure becomes an
+/// INVALID_ARGS envelope with exit status 2.
+fn usage_error(e: &clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return 0;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let command = args
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .map_or("desktop-cli", String::as_str);
+    let message = e.render().to_string();
+    let first = message
+        .lines()
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ");
+    let err = Error::invalid_args(first.to_string()).suggest(
+        format!(
+            "Run `desktop-cli {} --help` for the options",
+            if command == "desktop-cli" {
+                ""
+            } else {
+                command
+            }
+        )
+        .replace("  ", " "),
+    );
+    let format = if args
+        .windows(2)
+        .any(|w| w[0] == "--format" && w[1] == "text")
+    {
+        Format::Text
+    } else {
+        Format::Json
+    };
+    Out {
+        pretty: args.iter().any(|a| a == "--pretty"),
+        format,
+    }
+    .err(command, &err)
+}

@@ -1,0 +1,153 @@
+//! JSON Schemas of each command's `data` (and of the error object), for `desktop-cli schema`.
+
+use desktop_core::role::SHORT_NAMES;
+use desktop_core::{Error, Result};
+use serde_json::{json, Value};
+
+const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+fn bounds() -> Value {
+    json!({"type": "array", "items": {"type": "integer"}, "minItems": 4, "maxItems": 4,
+           "description": "[x, y, width, height] in screen pixels"})
+}
+
+fn element() -> Value {
+    json!({
+        "type": "object",
+        "description": "One UI element; keys are omitted when empty or default",
+        "required": ["i", "r"],
+        "properties": {
+            "i": {"type": "integer", "description": "id, unique within this read; pass to actions as --id"},
+            "r": {"type": "string", "description": "short role", "examples": SHORT_NAMES},
+            "t": {"type": "string", "description": "name / label"},
+            "v": {"type": "string", "description": "value or text content (never for password fields)"},
+            "d": {"type": "string", "description": "description"},
+            "b": bounds(),
+            "f": {"const": true, "description": "has keyboard focus"},
+            "e": {"const": false, "description": "disabled"},
+            "s": {"const": true, "description": "selected"},
+            "k": {"enum": [true, "mixed"], "description": "checked"},
+            "x": {"type": "boolean", "description": "expanded (only on expandable elements)"},
+            "ro": {"const": true, "description": "read-only (editable roles only)"},
+            "a": {"type": "array", "items": {"type": "string"}, "description": "accessibility actions beyond the default click/press"},
+            "c": {"type": "array", "items": {"$ref": "#/$defs/element"}, "description": "children"}
+        },
+        "additionalProperties": false
+    })
+}
+
+fn window() -> Value {
+    json!({
+        "type": "object",
+        "required": ["app", "title", "focused"],
+        "properties": {
+            "app": {"type": "string"},
+            "pid": {"type": "integer"},
+            "title": {"type": "string"},
+            "id": {"type": "integer", "description": "X11 window id"},
+            "bounds": bounds(),
+            "focused": {"type": "boolean"},
+            "a11y": {"const": false, "description": "present (false) when the window exposes no accessibility tree"}
+        }
+    })
+}
+
+fn unresponsive() -> Value {
+    json!({"type": "array", "description": "apps that did not answer within --timeout",
+           "items": {"type": "object", "properties": {"app": {"type": "string"}, "pid": {"type": "integer"}, "code": {"const": "APP_UNRESPONSIVE"}}}})
+}
+
+fn schemas() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "list",
+            json!({
+                "$schema": DRAFT, "title": "list data",
+                "oneOf": [
+                    {"type": "object", "required": ["windows"], "properties": {"windows": {"type": "array", "items": window()}, "unresponsive": unresponsive()}},
+                    {"type": "object", "required": ["apps"], "properties": {"apps": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "pid": {"type": "integer"}, "windows": {"type": "integer"}}}}, "unresponsive": unresponsive()}}
+                ]
+            }),
+        ),
+        (
+            "read",
+            json!({
+                "$schema": DRAFT, "title": "read data",
+                "type": "object",
+                "required": ["app", "window", "ts", "count", "elements"],
+                "properties": {
+                    "app": {"type": "string"},
+                    "pid": {"type": "integer"},
+                    "window": {"type": "object", "properties": {"title": {"type": "string"}, "id": {"type": "integer"}, "b": bounds()}},
+                    "ts": {"type": "integer", "description": "unix seconds"},
+                    "count": {"type": "integer", "description": "elements shown"},
+                    "elements": {"type": "array", "items": {"$ref": "#/$defs/element"}, "description": "tree (flat list with --compact)"},
+                    "truncated": {"type": "object", "description": "present when --max-elements cut the output",
+                                  "properties": {"shown": {"type": "integer"}, "total": {"type": "integer"}, "hint": {"type": "string"}}}
+                },
+                "$defs": {"element": element()}
+            }),
+        ),
+        (
+            "sandbox",
+            json!({
+                "$schema": DRAFT, "title": "sandbox up/status data (one sandbox)",
+                "type": "object",
+                "properties": {
+                    "display": {"type": "string"}, "size": {"type": "string"}, "running": {"type": "boolean"},
+                    "dir": {"type": "string"}, "a11y_bus": {"type": "string"},
+                    "pids": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "pid": {"type": "integer"}}}},
+                    "env": {"type": "object", "additionalProperties": {"type": "string"}}
+                }
+            }),
+        ),
+        (
+            "doctor",
+            json!({
+                "$schema": DRAFT, "title": "doctor data",
+                "type": "object",
+                "required": ["healthy", "checks"],
+                "properties": {
+                    "healthy": {"type": "boolean"},
+                    "checks": {"type": "array", "items": {"type": "object", "required": ["name", "ok", "detail"],
+                        "properties": {"name": {"type": "string"}, "ok": {"type": "boolean"}, "detail": {"type": "string"}, "fix": {"type": "string"}}}},
+                    "sandboxes": {"type": "array", "items": {"type": "integer"}}
+                }
+            }),
+        ),
+        (
+            "error",
+            json!({
+                "$schema": DRAFT, "title": "error object (envelope with ok:false)",
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": {
+                    "code": {"enum": ["PERM_DENIED", "NO_DISPLAY", "A11Y_UNAVAILABLE", "APP_NOT_FOUND", "WINDOW_NOT_FOUND",
+                                      "ELEMENT_NOT_FOUND", "STALE_REF", "AMBIGUOUS_TARGET", "ACTION_NOT_SUPPORTED", "ACTION_FAILED",
+                                      "APP_UNRESPONSIVE", "TIMEOUT", "INVALID_ARGS", "PLATFORM_NOT_SUPPORTED", "SANDBOX_FAILED", "INTERNAL"]},
+                    "message": {"type": "string"},
+                    "suggestion": {"type": "string"},
+                    "platform_detail": {"type": "string"}
+                }
+            }),
+        ),
+    ]
+}
+
+/// The schema of one command, or all of them keyed by command.
+pub fn get(command: Option<&str>) -> Result<Value> {
+    let all = schemas();
+    match command {
+        None => Ok(Value::Object(
+            all.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        )),
+        Some(name) => all
+            .into_iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v)
+            .ok_or_else(|| {
+                Error::invalid_args(format!("no schema for `{name}`"))
+                    .suggest("Known: list, read, sandbox, doctor, error")
+            }),
+    }
+}

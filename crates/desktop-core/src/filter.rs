@@ -1,0 +1,246 @@
+//! Filters of `read`: each rebuilds the tree, deciding per node to keep it, hoist its
+//! children into its place, or drop its whole subtree (AccessKit's include / exclude-node /
+//! exclude-subtree). They run in the order the reader needs: structural filters before the
+//! backend fetches bounds and values, spatial and text filters after.
+
+use crate::node::{Node, Rect, States};
+use crate::role::Role;
+
+/// What `read` was asked to keep.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Filters {
+    /// Levels below the window to keep (1 = the window's children).
+    pub depth: Option<u32>,
+    pub roles: Option<Vec<Role>>,
+    pub visible_only: bool,
+    pub bbox: Option<Rect>,
+    /// Case-insensitive substring of name, value or description.
+    pub text: Option<String>,
+    pub interactive: bool,
+    pub max_elements: Option<usize>,
+    /// Keep every node as the toolkit reports it (no dropping of unnamed containers).
+    pub full: bool,
+}
+
+/// A per-node verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Keep the node with its (already filtered) children.
+    Node,
+    /// Drop the node, put its filtered children in its place.
+    Hoist,
+    /// Drop the node and everything below it.
+    Drop,
+}
+
+/// Rebuilds `nodes` bottom-up: children are filtered first, then `decide` sees the node
+/// with its filtered children and its depth (1 for the nodes passed in).
+pub fn retain(
+    nodes: Vec<Node>,
+    depth: u32,
+    decide: &mut impl FnMut(&Node, u32) -> Keep,
+) -> Vec<Node> {
+    let mut out = Vec::with_capacity(nodes.len());
+    for mut node in nodes {
+        let children = std::mem::take(&mut node.children);
+        node.children = retain(children, depth + 1, decide);
+        match decide(&node, depth) {
+            Keep::Node => out.push(node),
+            Keep::Hoist => out.append(&mut node.children),
+            Keep::Drop => {}
+        }
+    }
+    out
+}
+
+/// Drops what is hidden and what lies below `--depth`, before anything else is fetched.
+pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
+    let nodes = cut_depth(nodes, f.depth.unwrap_or(u32::MAX), 1);
+    let mut nodes = if f.visible_only {
+        retain(nodes, 1, &mut |n, _| {
+            if n.states.contains(States::SHOWING) {
+                Keep::Node
+            } else {
+                Keep::Drop
+            }
+        })
+    } else {
+        nodes
+    };
+    if let Some(roles) = &f.roles {
+        nodes = retain(nodes, 1, &mut |n, _| {
+            if roles.contains(&n.role) {
+                Keep::Node
+            } else {
+                Keep::Hoist
+            }
+        });
+    }
+    if f.interactive {
+        nodes = retain(nodes, 1, &mut |n, _| {
+            if n.is_interactive() {
+                Keep::Node
+            } else if n.children.is_empty() {
+                Keep::Drop
+            } else if n.name.is_empty() {
+                Keep::Hoist
+            } else {
+                Keep::Node
+            }
+        });
+    }
+    if let Some(text) = &f.text {
+        // A node can match by value only once values are fetched: keep such candidates.
+        let needle = text.to_lowercase();
+        nodes = retain(nodes, 1, &mut |n, _| {
+            if !n.children.is_empty() || matches_text(n, &needle) || may_have_value(n) {
+                Keep::Node
+            } else {
+                Keep::Drop
+            }
+        });
+    }
+    nodes
+}
+
+fn cut_depth(mut nodes: Vec<Node>, max: u32, depth: u32) -> Vec<Node> {
+    for n in &mut nodes {
+        if depth >= max {
+            n.children.clear();
+        } else {
+            let children = std::mem::take(&mut n.children);
+            n.children = cut_depth(children, max, depth + 1);
+        }
+    }
+    nodes
+}
+
+/// After bounds and values are known: on-screen, bbox and text filters.
+pub fn spatial_and_text(nodes: Vec<Node>, f: &Filters, screen: Option<Rect>) -> Vec<Node> {
+    let mut nodes = nodes;
+    if f.visible_only {
+        if let Some(screen) = screen {
+            nodes = keep_within(nodes, screen);
+        }
+    }
+    if let Some(bbox) = f.bbox {
+        nodes = keep_within(nodes, bbox);
+    }
+    if let Some(text) = &f.text {
+        let needle = text.to_lowercase();
+        nodes = retain(nodes, 1, &mut |n, _| {
+            if matches_text(n, &needle) || !n.children.is_empty() {
+                Keep::Node
+            } else {
+                Keep::Drop
+            }
+        });
+    }
+    nodes
+}
+
+/// Keeps nodes whose bounds intersect `area`, and the ancestors of such nodes.
+pub fn keep_within(nodes: Vec<Node>, area: Rect) -> Vec<Node> {
+    retain(nodes, 1, &mut |n, _| {
+        let inside = n
+            .bounds
+            .is_some_and(|b| b.is_valid() && b.intersects(&area));
+        if inside || !n.children.is_empty() {
+            Keep::Node
+        } else {
+            Keep::Drop
+        }
+    })
+}
+
+pub fn matches_text(n: &Node, needle_lower: &str) -> bool {
+    let hit = |s: &str| !s.is_empty() && s.to_lowercase().contains(needle_lower);
+    hit(&n.name) || hit(&n.description) || n.value.as_deref().is_some_and(hit)
+}
+
+fn may_have_value(n: &Node) -> bool {
+    use crate::node::Caps;
+    !n.is_secure() && (n.caps.contains(Caps::VALUE) || n.caps.contains(Caps::EDITABLE_TEXT))
+}
+
+/// Drops what costs tokens and tells an agent nothing: unnamed pass-through containers
+/// (their children move up), text that repeats its parent's label, and empty leaves.
+/// A control with no name whose only child is a text label takes the label as its name.
+pub fn simplify(nodes: Vec<Node>) -> Vec<Node> {
+    let mut nodes = retain(nodes, 1, &mut |n, _| simplify_decision(n));
+    for n in &mut nodes {
+        absorb_labels(n);
+    }
+    nodes
+}
+
+fn simplify_decision(n: &Node) -> Keep {
+    let says_something = !n.name.is_empty()
+        || !n.description.is_empty()
+        || n.value.as_deref().is_some_and(|v| !v.is_empty())
+        || n.is_interactive();
+    if says_something {
+        return Keep::Node;
+    }
+    let notable = States::FOCUSED | States::SELECTED | States::CHECKED | States::EXPANDED;
+    if n.states.bits() & notable.bits() != 0 && !n.children.is_empty() {
+        return Keep::Node;
+    }
+    if n.children.is_empty() {
+        return Keep::Drop;
+    }
+    if n.role.is_structural() || n.role.is_text() {
+        Keep::Hoist
+    } else {
+        Keep::Node
+    }
+}
+
+/// Post-order: lift a lone text child into an unnamed control, and drop text children
+/// that only repeat their parent's name.
+fn absorb_labels(n: &mut Node) {
+    for c in &mut n.children {
+        absorb_labels(c);
+    }
+    if n.name.is_empty() && n.is_interactive() && n.children.len() == 1 {
+        let c = &n.children[0];
+        if c.role.is_text() && c.children.is_empty() && !c.name.is_empty() {
+            n.name = c.name.clone();
+            n.children.clear();
+            return;
+        }
+    }
+    if !n.name.is_empty() {
+        let parent = n.name.trim();
+        n.children
+            .retain(|c| !(c.role.is_text() && c.children.is_empty() && c.name.trim() == parent));
+    }
+}
+
+/// Numbers the kept nodes in pre-order from 1 and truncates after `max` of them.
+/// Returns the total count before truncation.
+pub fn number_and_cap(nodes: &mut Vec<Node>, max: Option<usize>) -> usize {
+    let mut next = 0u32;
+    fn number(nodes: &mut [Node], next: &mut u32) {
+        for n in nodes {
+            *next += 1;
+            n.id = *next;
+            number(&mut n.children, next);
+        }
+    }
+    number(nodes, &mut next);
+    let total = next as usize;
+    if let Some(max) = max {
+        if total > max {
+            let max = max as u32;
+            fn cut(nodes: &mut Vec<Node>, max: u32) {
+                nodes.retain(|n| n.id <= max);
+                for n in nodes {
+                    cut(&mut n.children, max);
+                }
+            }
+            cut(nodes, max);
+        }
+    }
+    total
+}

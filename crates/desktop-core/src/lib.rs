@@ -1,0 +1,18 @@
+//! Platform-neutral core of desktop-cli: the element model, roles, filters, compact output,
+//! the response envelope and the error type. No OS dependencies.
+
+pub mod backend;
+pub mod envelope;
+pub mod error;
+pub mod filter;
+pub mod model;
+pub mod node;
+pub mod render;
+pub mod role;
+
+pub use backend::Desktop;
+pub use error::{Error, ErrorCode, Result};
+pub use filter::Filters;
+pub use model::{AppInfo, AppList, ReadData, Target, Unresponsive, WindowInfo, WindowList};
+pub use node::{Caps, Handle, Node, Rect, States};
+pub use role::Role;

@@ -1,0 +1,168 @@
+//! The `data` payloads of `list` and `read`, and the target a command is scoped to.
+
+use crate::node::{Handle, Node, Rect};
+use crate::render::{Bounds, Flat, Tree};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+/// Which window a command works on. All set fields must match; none set means the focused window.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Target {
+    /// Application name, case-insensitive; exact match preferred over substring.
+    pub app: Option<String>,
+    /// Window title substring, case-insensitive.
+    pub window: Option<String>,
+    pub window_id: Option<u64>,
+    pub pid: Option<u32>,
+}
+
+impl Target {
+    pub fn is_empty(&self) -> bool {
+        self.app.is_none()
+            && self.window.is_none()
+            && self.window_id.is_none()
+            && self.pid.is_none()
+    }
+}
+
+/// A top-level window, from the accessibility tree joined with the window system.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct WindowInfo {
+    pub app: String,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pid: u32,
+    pub title: String,
+    /// Window-system id (an X11 window id); absent when the window has none we could find.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "opt_bounds")]
+    pub bounds: Option<Rect>,
+    pub focused: bool,
+    /// False when the window exposes no accessibility tree (`read` cannot see inside it).
+    #[serde(skip_serializing_if = "is_true")]
+    pub a11y: bool,
+    /// The accessibility handle of the window's root element.
+    #[serde(skip)]
+    pub handle: Option<Handle>,
+}
+
+/// A running application with an accessibility connection.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct AppInfo {
+    pub name: String,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pid: u32,
+    pub windows: usize,
+}
+
+/// An application that did not answer within the timeout.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Unresponsive {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app: Option<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pid: u32,
+    pub code: &'static str,
+}
+
+/// `data` of `list --windows`.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct WindowList {
+    pub windows: Vec<WindowInfo>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unresponsive: Vec<Unresponsive>,
+}
+
+/// `data` of `list --apps`.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct AppList {
+    pub apps: Vec<AppInfo>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unresponsive: Vec<Unresponsive>,
+}
+
+/// `data` of `read`.
+///
+/// `{"app":..,"pid":..,"window":{"title":..,"id":..,"b":[..]},"ts":..,"count":N,
+///   "elements":[..], "truncated":{"shown":N,"total":M}}`; with `--compact` the elements
+/// are one flat list without `c`.
+#[derive(Clone, Debug)]
+pub struct ReadData {
+    pub window: WindowInfo,
+    pub ts: u64,
+    pub elements: Vec<Node>,
+    /// Elements after filtering, before `--max-elements`.
+    pub total: usize,
+    pub shown: usize,
+    pub flat: bool,
+    /// Where the tree came from and what it cost, for `--timing`; not part of `data`.
+    pub timing: Vec<(&'static str, f64)>,
+}
+
+impl Serialize for ReadData {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("app", &self.window.app)?;
+        if self.window.pid != 0 {
+            m.serialize_entry("pid", &self.window.pid)?;
+        }
+        m.serialize_entry("window", &WindowRef(&self.window))?;
+        m.serialize_entry("ts", &self.ts)?;
+        m.serialize_entry("count", &self.shown)?;
+        if self.flat {
+            m.serialize_entry("elements", &Flat(&self.elements))?;
+        } else {
+            m.serialize_entry("elements", &Tree(&self.elements))?;
+        }
+        if self.shown < self.total {
+            m.serialize_entry(
+                "truncated",
+                &Truncated {
+                    shown: self.shown,
+                    total: self.total,
+                    hint: "raise --max-elements, or narrow with --roles, --bbox, --text or -i",
+                },
+            )?;
+        }
+        m.end()
+    }
+}
+
+#[derive(Serialize)]
+struct Truncated {
+    shown: usize,
+    total: usize,
+    hint: &'static str,
+}
+
+struct WindowRef<'a>(&'a WindowInfo);
+
+impl Serialize for WindowRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let w = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("title", &w.title)?;
+        if let Some(id) = w.id {
+            m.serialize_entry("id", &id)?;
+        }
+        if let Some(b) = w.bounds {
+            m.serialize_entry("b", &Bounds(b))?;
+        }
+        m.end()
+    }
+}
+
+fn opt_bounds<S: Serializer>(b: &Option<Rect>, s: S) -> Result<S::Ok, S::Error> {
+    match b {
+        Some(r) => Bounds(*r).serialize(s),
+        None => s.serialize_none(),
+    }
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+fn is_true(v: &bool) -> bool {
+    *v
+}

@@ -1,0 +1,259 @@
+//! The element tree every backend produces and every filter and renderer consumes.
+
+use crate::role::Role;
+
+/// Screen rectangle in pixels, origin at the top-left of the root window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Rect {
+    pub x: i32,
+    pub y: i32,
+    pub w: i32,
+    pub h: i32,
+}
+
+impl Rect {
+    pub const fn new(x: i32, y: i32, w: i32, h: i32) -> Self {
+        Self { x, y, w, h }
+    }
+
+    /// Toolkits report hidden widgets at `i32::MIN` or with no size; such bounds mean "nowhere".
+    pub fn is_valid(&self) -> bool {
+        self.w > 0 && self.h > 0 && self.x > i32::MIN / 2 && self.y > i32::MIN / 2
+    }
+
+    pub fn right(&self) -> i64 {
+        i64::from(self.x) + i64::from(self.w)
+    }
+
+    pub fn bottom(&self) -> i64 {
+        i64::from(self.y) + i64::from(self.h)
+    }
+
+    pub fn intersects(&self, other: &Rect) -> bool {
+        i64::from(self.x) < other.right()
+            && i64::from(other.x) < self.right()
+            && i64::from(self.y) < other.bottom()
+            && i64::from(other.y) < self.bottom()
+    }
+
+    pub fn contains_point(&self, x: i32, y: i32) -> bool {
+        x >= self.x && y >= self.y && i64::from(x) < self.right() && i64::from(y) < self.bottom()
+    }
+
+    pub fn center(&self) -> (i32, i32) {
+        (self.x + self.w / 2, self.y + self.h / 2)
+    }
+
+    /// Parses `x,y,w,h` (as `--bbox` takes it).
+    pub fn parse(s: &str) -> Option<Rect> {
+        let parts: Vec<i32> = s
+            .split(',')
+            .map(|p| p.trim().parse().ok())
+            .collect::<Option<_>>()?;
+        match parts[..] {
+            [x, y, w, h] if w > 0 && h > 0 => Some(Rect::new(x, y, w, h)),
+            _ => None,
+        }
+    }
+}
+
+/// Element states as a small bit set; only what an agent acts on is kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct States(u32);
+
+impl States {
+    pub const FOCUSED: States = States(1);
+    pub const DISABLED: States = States(1 << 1);
+    pub const SELECTED: States = States(1 << 2);
+    pub const CHECKED: States = States(1 << 3);
+    pub const MIXED: States = States(1 << 4);
+    pub const EXPANDABLE: States = States(1 << 5);
+    pub const EXPANDED: States = States(1 << 6);
+    pub const READ_ONLY: States = States(1 << 7);
+    pub const REQUIRED: States = States(1 << 8);
+    pub const INVALID: States = States(1 << 9);
+    pub const BUSY: States = States(1 << 10);
+    pub const MODAL: States = States(1 << 11);
+    /// Password-like: the value must never be read or printed.
+    pub const SECURE: States = States(1 << 12);
+    /// Drawn now (mapped, not hidden by an ancestor).
+    pub const SHOWING: States = States(1 << 13);
+    pub const FOCUSABLE: States = States(1 << 14);
+    pub const EDITABLE: States = States(1 << 15);
+    pub const CHECKABLE: States = States(1 << 16);
+    pub const ACTIVE: States = States(1 << 17);
+    pub const PRESSED: States = States(1 << 18);
+    pub const SELECTABLE: States = States(1 << 19);
+    /// Keeps only the visible part of a long list: children are not all exposed.
+    pub const MANAGES_DESCENDANTS: States = States(1 << 20);
+    pub const MULTILINE: States = States(1 << 21);
+
+    pub const fn empty() -> Self {
+        States(0)
+    }
+
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    pub const fn from_bits(bits: u32) -> Self {
+        States(bits)
+    }
+
+    pub const fn contains(self, other: States) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub fn insert(&mut self, other: States) {
+        self.0 |= other.0;
+    }
+
+    pub fn remove(&mut self, other: States) {
+        self.0 &= !other.0;
+    }
+
+    pub fn set(&mut self, other: States, on: bool) {
+        if on {
+            self.insert(other)
+        } else {
+            self.remove(other)
+        }
+    }
+}
+
+impl std::ops::BitOr for States {
+    type Output = States;
+    fn bitor(self, rhs: States) -> States {
+        States(self.0 | rhs.0)
+    }
+}
+
+/// What an element can do, from the interfaces its toolkit exposes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Caps(u16);
+
+impl Caps {
+    pub const ACTION: Caps = Caps(1);
+    pub const COMPONENT: Caps = Caps(1 << 1);
+    pub const TEXT: Caps = Caps(1 << 2);
+    pub const EDITABLE_TEXT: Caps = Caps(1 << 3);
+    pub const VALUE: Caps = Caps(1 << 4);
+    pub const SELECTION: Caps = Caps(1 << 5);
+    pub const TABLE: Caps = Caps(1 << 6);
+    pub const HYPERLINK: Caps = Caps(1 << 7);
+    pub const IMAGE: Caps = Caps(1 << 8);
+
+    pub const fn empty() -> Self {
+        Caps(0)
+    }
+
+    pub const fn contains(self, other: Caps) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub fn insert(&mut self, other: Caps) {
+        self.0 |= other.0;
+    }
+}
+
+impl std::ops::BitOr for Caps {
+    type Output = Caps;
+    fn bitor(self, rhs: Caps) -> Caps {
+        Caps(self.0 | rhs.0)
+    }
+}
+
+/// The backend's own address of an element (on AT-SPI: bus name + object path).
+/// Opaque to the core; kept so an action can reach the element without a re-read.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Handle {
+    pub owner: String,
+    pub path: String,
+}
+
+/// One element of a window's tree.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Node {
+    /// Short id assigned to kept elements in output order (1-based); 0 until numbered.
+    pub id: u32,
+    pub role: Role,
+    pub name: String,
+    pub description: String,
+    /// Text content or current value; `None` when not fetched or not applicable.
+    /// Always `None` for secure elements.
+    pub value: Option<String>,
+    pub bounds: Option<Rect>,
+    pub states: States,
+    pub caps: Caps,
+    /// The element's own accessibility action names, as the toolkit reports them.
+    pub actions: Vec<String>,
+    pub children: Vec<Node>,
+    /// How many children the toolkit says this element has; may exceed `children.len()`
+    /// where a cache was partial or a container manages its descendants; `u32::MAX`
+    /// when the toolkit does not say.
+    pub child_count: u32,
+    pub handle: Handle,
+}
+
+impl Default for Role {
+    fn default() -> Self {
+        Role::Other("unknown".into())
+    }
+}
+
+impl Node {
+    /// A password field or anything a toolkit marked secure: its value never leaves the backend.
+    pub fn is_secure(&self) -> bool {
+        self.role == Role::Password || self.states.contains(States::SECURE)
+    }
+
+    /// Whether an agent can act on this element.
+    pub fn is_interactive(&self) -> bool {
+        self.role.is_interactive()
+            || self.states.contains(States::EDITABLE)
+            || (self.states.contains(States::FOCUSABLE) && self.caps.contains(Caps::ACTION))
+    }
+
+    /// Number of nodes in this subtree, this one included.
+    pub fn count(&self) -> usize {
+        1 + self.children.iter().map(Node::count).sum::<usize>()
+    }
+
+    /// Pre-order visit of this subtree.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Node)) {
+        f(self);
+        for c in &self.children {
+            c.walk(f);
+        }
+    }
+
+    pub fn walk_mut(&mut self, f: &mut impl FnMut(&mut Node)) {
+        f(self);
+        for c in &mut self.children {
+            c.walk_mut(f);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rect_parse_and_validity() {
+        assert_eq!(Rect::parse("1, 2,3,4"), Some(Rect::new(1, 2, 3, 4)));
+        assert_eq!(Rect::parse("1,2,3"), None);
+        assert_eq!(Rect::parse("1,2,0,4"), None);
+        assert_eq!(Rect::parse("a,b,c,d"), None);
+        assert!(!Rect::new(i32::MIN, i32::MIN, 1, 1).is_valid());
+        assert!(Rect::new(-5, -5, 10, 10).is_valid());
+    }
+
+    #[test]
+    fn rect_intersection_is_strict() {
+        let a = Rect::new(0, 0, 10, 10);
+        assert!(a.intersects(&Rect::new(9, 9, 5, 5)));
+        assert!(!a.intersects(&Rect::new(10, 0, 5, 5)));
+        assert!(!a.intersects(&Rect::new(i32::MAX - 1, 0, 5, 5)));
+    }
+}

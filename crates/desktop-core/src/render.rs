@@ -1,0 +1,217 @@
+//! Renders element trees: compact JSON (the keys of seed 000) and an indented text tree.
+//!
+//! JSON element keys, each omitted when empty or default:
+//! `i` id, `r` short role, `t` name, `v` value, `d` description, `b` bounds `[x,y,w,h]`,
+//! `f` focused (true), `e` enabled (false when disabled), `s` selected (true),
+//! `k` checked (true, or `"mixed"`), `x` expanded (true/false, only on expandable elements),
+//! `ro` read-only (true, on editable roles), `a` accessibility actions beyond the role's
+//! default, `c` children.
+
+use crate::node::{Node, Rect, States};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+/// Actions every clickable element has; listing them on each would only cost tokens.
+const DEFAULT_ACTIONS: &[&str] = &[
+    "click",
+    "press",
+    "activate",
+    "jump",
+    "toggle",
+    "select",
+    "doDefault",
+];
+
+/// Whether `name` is an action the element's role already implies.
+pub fn is_default_action(name: &str) -> bool {
+    DEFAULT_ACTIONS.iter().any(|a| a.eq_ignore_ascii_case(name))
+}
+
+/// Serializes a node with compact keys; `flat` leaves out `c`.
+#[derive(Clone, Copy, Debug)]
+pub struct Compact<'a> {
+    pub node: &'a Node,
+    pub flat: bool,
+}
+
+/// Bounds as a four-integer array.
+#[derive(Clone, Copy, Debug)]
+pub struct Bounds(pub Rect);
+
+impl Serialize for Bounds {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(4))?;
+        for v in [self.0.x, self.0.y, self.0.w, self.0.h] {
+            seq.serialize_element(&v)?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Compact<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let n = self.node;
+        let st = n.states;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("i", &n.id)?;
+        m.serialize_entry("r", n.role.short())?;
+        if !n.name.is_empty() {
+            m.serialize_entry("t", &n.name)?;
+        }
+        if let Some(v) = shown_value(n) {
+            m.serialize_entry("v", v)?;
+        }
+        if !n.description.is_empty() && n.description != n.name {
+            m.serialize_entry("d", &n.description)?;
+        }
+        if let Some(b) = n.bounds.filter(Rect::is_valid) {
+            m.serialize_entry("b", &Bounds(b))?;
+        }
+        if st.contains(States::FOCUSED) {
+            m.serialize_entry("f", &true)?;
+        }
+        if st.contains(States::DISABLED) {
+            m.serialize_entry("e", &false)?;
+        }
+        if st.contains(States::SELECTED) {
+            m.serialize_entry("s", &true)?;
+        }
+        if st.contains(States::MIXED) {
+            m.serialize_entry("k", "mixed")?;
+        } else if st.contains(States::CHECKED) {
+            m.serialize_entry("k", &true)?;
+        }
+        if st.contains(States::EXPANDABLE) {
+            m.serialize_entry("x", &st.contains(States::EXPANDED))?;
+        }
+        if st.contains(States::READ_ONLY) && n.role.is_editable() {
+            m.serialize_entry("ro", &true)?;
+        }
+        let extra: Vec<&str> = shown_actions(n).collect();
+        if !extra.is_empty() {
+            m.serialize_entry("a", &extra)?;
+        }
+        if !self.flat && !n.children.is_empty() {
+            m.serialize_entry("c", &Children(&n.children))?;
+        }
+        m.end()
+    }
+}
+
+struct Children<'a>(&'a [Node]);
+
+impl Serialize for Children<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|node| Compact { node, flat: false }))
+    }
+}
+
+/// A tree of nodes as a JSON array with compact keys.
+#[derive(Clone, Copy, Debug)]
+pub struct Tree<'a>(pub &'a [Node]);
+
+impl Serialize for Tree<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Children(self.0).serialize(s)
+    }
+}
+
+/// The tree flattened in pre-order, without `c`.
+#[derive(Clone, Copy, Debug)]
+pub struct Flat<'a>(pub &'a [Node]);
+
+impl Serialize for Flat<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut all = Vec::new();
+        for n in self.0 {
+            n.walk(&mut |x| all.push(x));
+        }
+        s.collect_seq(all.into_iter().map(|node| Compact { node, flat: true }))
+    }
+}
+
+/// The value as output shows it: never for secure elements, never when it repeats the name.
+pub fn shown_value(n: &Node) -> Option<&str> {
+    if n.is_secure() {
+        return None;
+    }
+    n.value.as_deref().filter(|v| !v.is_empty() && *v != n.name)
+}
+
+/// The actions worth listing: those beyond the defaults every clickable element has.
+pub fn shown_actions(n: &Node) -> impl Iterator<Item = &str> {
+    n.actions
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !is_default_action(a))
+}
+
+/// An indented, human-readable tree: `[12] btn "Save" (10,20,80,24) focused`.
+pub fn text_tree(nodes: &[Node]) -> String {
+    let mut out = String::new();
+    for n in nodes {
+        text_node(&mut out, n, 0);
+    }
+    out
+}
+
+fn text_node(out: &mut String, n: &Node, depth: usize) {
+    let _ = write!(
+        out,
+        "{:indent$}[{}] {}",
+        "",
+        n.id,
+        n.role.short(),
+        indent = depth * 2
+    );
+    if !n.name.is_empty() {
+        let _ = write!(out, " {}", quote(&n.name));
+    }
+    if let Some(v) = shown_value(n) {
+        let _ = write!(out, " = {}", quote(v));
+    } else if n.is_secure() {
+        out.push_str(" = (hidden)");
+    }
+    if let Some(b) = n.bounds.filter(Rect::is_valid) {
+        let _ = write!(out, " ({},{},{},{})", b.x, b.y, b.w, b.h);
+    }
+    let st = n.states;
+    for (flag, word) in [
+        (States::FOCUSED, "focused"),
+        (States::DISABLED, "disabled"),
+        (States::SELECTED, "selected"),
+        (States::CHECKED, "checked"),
+        (States::MIXED, "mixed"),
+    ] {
+        if st.contains(flag) {
+            let _ = write!(out, " {word}");
+        }
+    }
+    if st.contains(States::EXPANDABLE) {
+        out.push_str(if st.contains(States::EXPANDED) {
+            " expanded"
+        } else {
+            " collapsed"
+        });
+    }
+    if st.contains(States::READ_ONLY) && n.role.is_editable() {
+        out.push_str(" read-only");
+    }
+    let extra: Vec<&str> = shown_actions(n).collect();
+    if !extra.is_empty() {
+        let _ = write!(out, " actions:{}", extra.join(","));
+    }
+    if !n.description.is_empty() && n.description != n.name {
+        let _ = write!(out, " -- {}", quote(&n.description));
+    }
+    out.push('\n');
+    for c in &n.children {
+        text_node(out, c, depth + 1);
+    }
+}
+
+/// JSON-style quoting keeps one element per line whatever the text holds.
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}

@@ -1,0 +1,165 @@
+//! The thin D-Bus layer: one connection to the accessibility bus, every call bounded by a
+//! timeout, D-Bus failures sorted into the few kinds the reader acts on.
+
+use serde::de::DeserializeOwned;
+use std::time::Duration;
+use zbus::zvariant::{DynamicType, OwnedValue, Type};
+use zbus::Connection;
+
+pub const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
+pub const APPLICATION: &str = "org.a11y.atspi.Application";
+pub const COMPONENT: &str = "org.a11y.atspi.Component";
+pub const ACTION: &str = "org.a11y.atspi.Action";
+pub const TEXT: &str = "org.a11y.atspi.Text";
+pub const VALUE: &str = "org.a11y.atspi.Value";
+pub const CACHE: &str = "org.a11y.atspi.Cache";
+pub const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
+pub const REGISTRY: &str = "org.a11y.atspi.Registry";
+pub const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
+pub const CACHE_PATH: &str = "/org/a11y/atspi/cache";
+
+/// Why a call failed, in the terms the reader acts on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallError {
+    /// No answer in time: the app is hung or overloaded.
+    Timeout,
+    /// The app or object no longer exists.
+    Gone(String),
+    /// The object does not implement this method.
+    Unsupported(String),
+    /// The reply had another signature than expected (Qt's legacy cache, say).
+    Decode(String),
+    Other(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Timeout => f.write_str("no reply before the timeout"),
+            Self::Gone(s) | Self::Unsupported(s) | Self::Decode(s) | Self::Other(s) => {
+                f.write_str(s)
+            }
+        }
+    }
+}
+
+impl From<zbus::Error> for CallError {
+    fn from(e: zbus::Error) -> Self {
+        match &e {
+            zbus::Error::MethodError(name, _, _) => classify(name.as_str(), e.to_string()),
+            zbus::Error::FDO(fdo) => match **fdo {
+                zbus::fdo::Error::NoReply(_) | zbus::fdo::Error::TimedOut(_) => CallError::Timeout,
+                _ => classify(fdo_name(fdo), e.to_string()),
+            },
+            zbus::Error::InputOutput(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                CallError::Timeout
+            }
+            zbus::Error::InputOutput(_) => CallError::Gone(e.to_string()),
+            zbus::Error::Variant(_) => CallError::Decode(e.to_string()),
+            zbus::Error::Connection(..) => CallError::Gone(e.to_string()),
+            _ => CallError::Other(e.to_string()),
+        }
+    }
+}
+
+fn fdo_name(e: &zbus::fdo::Error) -> &'static str {
+    use zbus::fdo::Error as F;
+    match e {
+        F::ServiceUnknown(_) => "org.freedesktop.DBus.Error.ServiceUnknown",
+        F::UnknownObject(_) => "org.freedesktop.DBus.Error.UnknownObject",
+        F::UnknownMethod(_) => "org.freedesktop.DBus.Error.UnknownMethod",
+        F::UnknownInterface(_) => "org.freedesktop.DBus.Error.UnknownInterface",
+        F::NameHasNoOwner(_) => "org.freedesktop.DBus.Error.NameHasNoOwner",
+        _ => "",
+    }
+}
+
+fn classify(name: &str, text: String) -> CallError {
+    let short = name.rsplit('.').next().unwrap_or(name);
+    match short {
+        "NoReply" | "Timeout" | "TimedOut" => CallError::Timeout,
+        "ServiceUnknown" | "UnknownObject" | "NameHasNoOwner" | "Disconnected" => {
+            CallError::Gone(text)
+        }
+        "UnknownMethod" | "UnknownInterface" | "UnknownProperty" | "InvalidArgs"
+        | "NotSupported" => CallError::Unsupported(text),
+        _ => CallError::Other(text),
+    }
+}
+
+/// A connection with the timeout every call on it is bounded by.
+#[derive(Clone, Debug)]
+pub struct Bus {
+    pub conn: Connection,
+    pub timeout: Duration,
+}
+
+impl Bus {
+    /// Opens a plain connection to `address` (no eager per-app work, unlike atspi's
+    /// `AccessibilityConnection`, which costs milliseconds per running app).
+    pub async fn open(address: &str, timeout: Duration) -> Result<Bus, CallError> {
+        let build = async { zbus::connection::Builder::address(address)?.build().await };
+        let conn = tokio::time::timeout(timeout, build)
+            .await
+            .map_err(|_| CallError::Timeout)??;
+        Ok(Bus { conn, timeout })
+    }
+
+    /// Calls `method` and decodes the reply body as `R`.
+    pub async fn call<B, R>(
+        &self,
+        dest: &str,
+        path: &str,
+        iface: &str,
+        method: &str,
+        body: &B,
+    ) -> Result<R, CallError>
+    where
+        B: serde::Serialize + DynamicType,
+        R: DeserializeOwned + Type,
+    {
+        let fut = self
+            .conn
+            .call_method(Some(dest), path, Some(iface), method, body);
+        let msg = tokio::time::timeout(self.timeout, fut)
+            .await
+            .map_err(|_| CallError::Timeout)??;
+        Ok(msg.body().deserialize::<R>()?)
+    }
+
+    /// Reads one property.
+    pub async fn property(
+        &self,
+        dest: &str,
+        path: &str,
+        iface: &str,
+        name: &str,
+    ) -> Result<OwnedValue, CallError> {
+        self.call(dest, path, PROPERTIES, "Get", &(iface, name))
+            .await
+    }
+
+    pub async fn string_property(
+        &self,
+        dest: &str,
+        path: &str,
+        iface: &str,
+        name: &str,
+    ) -> Result<String, CallError> {
+        let v = self.property(dest, path, iface, name).await?;
+        String::try_from(v).map_err(|e| CallError::Unsupported(e.to_string()))
+    }
+
+    /// The pid of the process behind a bus name (answered by the bus daemon, so it works
+    /// even when the app itself is hung).
+    pub async fn pid_of(&self, name: &str) -> Result<u32, CallError> {
+        self.call(
+            "org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus",
+            "GetConnectionUnixProcessID",
+            &(name,),
+        )
+        .await
+    }
+}

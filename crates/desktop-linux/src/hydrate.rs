@@ -1,0 +1,141 @@
+//! Fetching what the cache lacks (bounds, values, action names) for the elements that
+//! survived the structural filters only, every call in flight at once.
+
+use crate::bus::{Bus, CallError, ACTION, COMPONENT, TEXT, VALUE};
+use crate::convert::format_number;
+use desktop_core::{Caps, Node, Rect, States};
+use futures_util::future::join_all;
+use zbus::zvariant::OwnedValue;
+
+/// Longest value returned for a text field; the rest is replaced by a marker.
+pub const MAX_VALUE_CHARS: usize = 2000;
+
+/// What to fetch.
+#[derive(Clone, Copy, Debug)]
+pub struct Want {
+    pub bounds: bool,
+    pub values: bool,
+    pub actions: bool,
+}
+
+#[derive(Default)]
+struct Fetched {
+    bounds: Option<Rect>,
+    value: Option<String>,
+    actions: Vec<String>,
+}
+
+/// Fills `bounds`, `value` and `actions` of every node in `nodes` (recursively).
+pub async fn hydrate(bus: &Bus, nodes: &mut [Node], want: Want) -> Result<(), CallError> {
+    let mut targets: Vec<&Node> = Vec::new();
+    for n in nodes.iter() {
+        n.walk(&mut |x| targets.push(x));
+    }
+    let results = join_all(targets.iter().map(|n| fetch(bus, n, want))).await;
+    let mut fetched = Vec::with_capacity(results.len());
+    for r in results {
+        match r {
+            Ok(f) => fetched.push(f),
+            Err(CallError::Timeout) => return Err(CallError::Timeout),
+            Err(_) => fetched.push(Fetched::default()),
+        }
+    }
+    let mut it = fetched.into_iter();
+    for n in nodes.iter_mut() {
+        n.walk_mut(&mut |x| {
+            if let Some(f) = it.next() {
+                if f.bounds.is_some() {
+                    x.bounds = f.bounds;
+                }
+                if f.value.is_some() {
+                    x.value = f.value;
+                }
+                if !f.actions.is_empty() {
+                    x.actions = f.actions;
+                }
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Whether a node's value is worth a call: controls with a Value, editable text.
+/// Never for secure elements: a password's text is not even fetched.
+pub fn has_value(n: &Node) -> bool {
+    if n.is_secure() {
+        return false;
+    }
+    n.caps.contains(Caps::VALUE)
+        || (n.caps.contains(Caps::TEXT)
+            && (n.states.contains(States::EDITABLE)
+                || n.role.is_editable()
+                || n.caps.contains(Caps::EDITABLE_TEXT)))
+}
+
+async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
+    let (o, p) = (n.handle.owner.as_str(), n.handle.path.as_str());
+    let bounds = async {
+        if want.bounds && n.caps.contains(Caps::COMPONENT) {
+            let (x, y, w, h) = bus
+                .call::<_, (i32, i32, i32, i32)>(o, p, COMPONENT, "GetExtents", &(0u32,))
+                .await?;
+            Ok(Some(Rect::new(x, y, w, h)))
+        } else {
+            Ok::<_, CallError>(None)
+        }
+    };
+    let value = async {
+        if !want.values || !has_value(n) {
+            return Ok(None);
+        }
+        if n.caps.contains(Caps::VALUE) && !n.caps.contains(Caps::TEXT) {
+            let v: OwnedValue = bus.property(o, p, VALUE, "CurrentValue").await?;
+            return Ok(f64::try_from(v).ok().map(format_number));
+        }
+        let text: String = bus.call(o, p, TEXT, "GetText", &(0i32, -1i32)).await?;
+        Ok::<_, CallError>(Some(clip(text)))
+    };
+    let actions = async {
+        if want.actions && n.caps.contains(Caps::ACTION) && n.is_interactive() {
+            let list: Vec<(String, String, String)> =
+                bus.call(o, p, ACTION, "GetActions", &()).await?;
+            Ok(list
+                .into_iter()
+                .map(|(name, _, _)| name)
+                .filter(|s| !s.is_empty())
+                .collect())
+        } else {
+            Ok::<_, CallError>(Vec::new())
+        }
+    };
+    let (bounds, value, actions) = tokio::join!(bounds, value, actions);
+    // One failing part (an object without Text after all) must not lose the others.
+    let keep = |e: &CallError| matches!(e, CallError::Timeout);
+    if let Some(e) = [
+        bounds.as_ref().err(),
+        value.as_ref().err(),
+        actions.as_ref().err(),
+    ]
+    .into_iter()
+    .flatten()
+    .find(|e| keep(e))
+    {
+        return Err(e.clone());
+    }
+    Ok(Fetched {
+        bounds: bounds.unwrap_or(None),
+        value: value.unwrap_or(None),
+        actions: actions.unwrap_or_default(),
+    })
+}
+
+/// Caps long text so one editor buffer cannot flood an agent's context.
+fn clip(text: String) -> String {
+    match text.char_indices().nth(MAX_VALUE_CHARS) {
+        None => text,
+        Some((cut, _)) => {
+            let rest = text[cut..].chars().count();
+            format!("{}… ({rest} more characters)", &text[..cut])
+        }
+    }
+}

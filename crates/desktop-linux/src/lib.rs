@@ -1,0 +1,254 @@
+//! Linux backend of desktop-cli: AT-SPI over D-Bus for trees, X11 for windows, and the
+//! headless sandbox. `bus` is the only layer that talks D-Bus; `convert` is pure.
+
+pub mod apps;
+pub mod bus;
+pub mod convert;
+pub mod hydrate;
+pub mod procs;
+pub mod sandbox;
+pub mod session;
+pub mod tree;
+pub mod windows;
+pub mod x11;
+
+use bus::{Bus, CallError};
+use desktop_core::{
+    filter, AppInfo, AppList, Desktop, Error, ErrorCode, Filters, ReadData, Result, Target,
+    WindowInfo, WindowList,
+};
+use std::time::{Duration, Instant};
+use x11::X;
+
+/// A connection to one desktop: the accessibility bus and (when there is one) X11.
+pub struct LinuxDesktop {
+    pub bus: Bus,
+    pub x: Option<X>,
+    pub timeout: Duration,
+    /// This process switched `org.a11y.Status.IsEnabled` on (apps started earlier may
+    /// need a restart to expose their trees).
+    pub enabled_now: bool,
+    /// Milliseconds spent connecting, for `--timing`.
+    pub connect_ms: f64,
+}
+
+impl std::fmt::Debug for LinuxDesktop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinuxDesktop")
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// Turns a failed call into the error an agent sees, naming the app.
+pub fn app_error(e: CallError, app: &str, timeout: Duration) -> Error {
+    match e {
+        CallError::Timeout => Error::new(
+            ErrorCode::AppUnresponsive,
+            format!("{app} did not answer within {} ms", timeout.as_millis()),
+        )
+        .suggest("The app is busy or hung: retry later, raise --timeout, or restart the app"),
+        CallError::Gone(d) => Error::new(
+            ErrorCode::WindowNotFound,
+            format!("{app} went away while reading it"),
+        )
+        .detail(d)
+        .suggest("Run `desktop-cli list` to see what is open now"),
+        CallError::Unsupported(d) | CallError::Decode(d) | CallError::Other(d) => Error::new(
+            ErrorCode::ActionFailed,
+            format!("{app} answered with an error"),
+        )
+        .detail(d),
+    }
+}
+
+impl LinuxDesktop {
+    /// Connects to X (if a display is set) and to the accessibility bus, switching
+    /// accessibility on if it is off. Every step is bounded by `timeout`.
+    pub async fn connect(timeout: Duration) -> Result<Self> {
+        let t = Instant::now();
+        let wayland = std::env::var_os("WAYLAND_DISPLAY").is_some();
+        let x = match X::connect() {
+            Ok(x) => Some(x),
+            Err(e) if !wayland => return Err(e),
+            Err(_) => None,
+        };
+        let (addr, enabled) = tokio::join!(
+            session::a11y_address(x.as_ref(), timeout),
+            session::ensure_enabled(timeout)
+        );
+        let addr = addr?;
+        let bus = Bus::open(&addr, timeout).await.map_err(|e| {
+            Error::new(ErrorCode::A11yUnavailable, format!("cannot connect to the accessibility bus {addr}: {e}"))
+                .suggest("Restart the AT-SPI bus (`desktop-cli doctor` shows how), or use `desktop-cli sandbox up`")
+        })?;
+        Ok(Self {
+            bus,
+            x,
+            timeout,
+            enabled_now: enabled.unwrap_or(false),
+            connect_ms: t.elapsed().as_secs_f64() * 1000.0,
+        })
+    }
+
+    async fn app_list(
+        &self,
+        q: &apps::AppQuery,
+    ) -> Result<(Vec<apps::App>, Vec<desktop_core::Unresponsive>)> {
+        apps::list(&self.bus, q).await.map_err(|e| match e {
+            CallError::Timeout => Error::new(
+                ErrorCode::A11yUnavailable,
+                "the AT-SPI registry did not answer",
+            )
+            .suggest("Restart the accessibility bus (`desktop-cli doctor`)"),
+            other => Error::new(
+                ErrorCode::A11yUnavailable,
+                format!("cannot list applications: {other}"),
+            )
+            .suggest("Check the accessibility bus with `desktop-cli doctor`"),
+        })
+    }
+
+    /// All windows, joined with X, narrowed to what `target` can match.
+    async fn all_windows(&self, target: &Target) -> Result<WindowList> {
+        let xwins = match &self.x {
+            Some(x) => x.windows()?,
+            None => Vec::new(),
+        };
+        // A window id or pid narrows the apps to ask before any app is asked anything.
+        let pid = target.pid.or_else(|| {
+            let id = target.window_id?;
+            xwins.iter().find(|w| u64::from(w.id) == id)?.pid
+        });
+        let q = apps::AppQuery {
+            name: target.app.clone(),
+            pid,
+            frames: true,
+        };
+        let (apps, unresponsive) = self.app_list(&q).await?;
+        let focused = self.x.as_ref().and_then(|x| x.focused(&xwins));
+        let windows = windows::join(&apps, &xwins, focused);
+        Ok(WindowList {
+            windows,
+            unresponsive,
+        })
+    }
+
+    /// The window a command targets (the focused one when `target` is empty).
+    pub async fn resolve(&self, target: &Target) -> Result<WindowInfo> {
+        let list = self.all_windows(target).await?;
+        if let Some(u) = list.unresponsive.first() {
+            let named = target
+                .app
+                .as_deref()
+                .is_some_and(|a| u.app.as_deref().is_some_and(|n| apps::name_matches(n, a)));
+            let by_pid = target.pid.is_some_and(|p| p == u.pid);
+            if (named || by_pid) && windows::filter(list.windows.clone(), target).is_empty() {
+                let app = u.app.clone().unwrap_or_else(|| format!("pid {}", u.pid));
+                return Err(app_error(CallError::Timeout, &app, self.timeout));
+            }
+        }
+        windows::pick(&list.windows, target)
+    }
+}
+
+impl Desktop for LinuxDesktop {
+    async fn apps(&self) -> Result<AppList> {
+        let (apps, unresponsive) = self
+            .app_list(&apps::AppQuery {
+                frames: true,
+                ..Default::default()
+            })
+            .await?;
+        let mut apps: Vec<AppInfo> = apps
+            .into_iter()
+            .map(|a| AppInfo {
+                windows: a
+                    .frames
+                    .iter()
+                    .filter(|f| f.states.contains(desktop_core::States::SHOWING))
+                    .count(),
+                name: a.name,
+                pid: a.pid,
+            })
+            .collect();
+        apps.sort_by(|a, b| {
+            a.name
+                .to_lowercase()
+                .cmp(&b.name.to_lowercase())
+                .then(a.pid.cmp(&b.pid))
+        });
+        Ok(AppList { apps, unresponsive })
+    }
+
+    async fn windows(&self, target: &Target) -> Result<WindowList> {
+        let mut list = self.all_windows(target).await?;
+        list.windows = windows::filter(list.windows, target);
+        Ok(list)
+    }
+
+    async fn read(&self, target: &Target, filters: &Filters) -> Result<ReadData> {
+        let window = self.resolve(target).await?;
+        read_window(self, window, filters).await
+    }
+}
+
+/// Reads, filters and numbers one window's tree.
+pub async fn read_window(
+    d: &LinuxDesktop,
+    window: WindowInfo,
+    filters: &Filters,
+) -> Result<ReadData> {
+    let Some(handle) = window.handle.clone() else {
+        return Err(Error::new(
+            ErrorCode::A11yUnavailable,
+            format!("window \"{}\" of {} exposes no accessibility tree", window.title, window.app),
+        )
+        .suggest("Start the app with accessibility on: Chromium needs --force-renderer-accessibility, Qt needs QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (both set in `desktop-cli sandbox env`)"));
+    };
+    let mut timing = vec![("connect", d.connect_ms)];
+    let limits = tree::Limits {
+        max_depth: filters.depth.unwrap_or(u32::MAX),
+        skip_hidden: filters.visible_only,
+        ..tree::Limits::default()
+    };
+    let (root, stats) = tree::read_subtree(&d.bus, &handle, limits)
+        .await
+        .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    timing.push(("cache", stats.cache_ms));
+    timing.push(("walk", stats.walk_ms));
+    timing.push(("cache_items", stats.cache_items as f64));
+    timing.push(("walked", stats.walked as f64));
+    let mut nodes = filter::structural(root.children, filters);
+    let t = Instant::now();
+    let want = hydrate::Want {
+        bounds: true,
+        values: true,
+        actions: true,
+    };
+    hydrate::hydrate(&d.bus, &mut nodes, want)
+        .await
+        .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    timing.push(("hydrate", t.elapsed().as_secs_f64() * 1000.0));
+    let screen = d.x.as_ref().map(|x| x.screen).or(window.bounds);
+    let nodes = filter::spatial_and_text(nodes, filters, screen);
+    let mut nodes = if filters.full {
+        nodes
+    } else {
+        filter::simplify(nodes)
+    };
+    let total = filter::number_and_cap(&mut nodes, filters.max_elements);
+    let shown = filters.max_elements.map_or(total, |m| total.min(m));
+    let ts = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Ok(ReadData {
+        window,
+        ts,
+        elements: nodes,
+        total,
+        shown,
+        flat: false,
+        timing,
+    })
+}

@@ -1,0 +1,423 @@
+//! The headless desktop: Xvfb, a private session bus, the AT-SPI bus, accessibility on.
+//!
+//! Each sandbox lives in `$XDG_RUNTIME_DIR/desktop-cli/sandbox/N/` (or
+//! `/tmp/desktop-cli-UID/sandbox/N/`, N the display number) with its X cookie, its bus
+//! socket, logs, and `state.json` recording every process it started (pid + start time).
+//! `down` stops exactly those processes and their process group, never anything by name.
+
+use crate::procs::{self, Proc};
+use desktop_core::{Error, ErrorCode, Result};
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io::Write as _;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const XVFB: &str = "Xvfb";
+const DBUS_DAEMON: &str = "dbus-daemon";
+const BUS_LAUNCHER: &[&str] = &[
+    "/usr/libexec/at-spi-bus-launcher",
+    "/usr/lib/at-spi2-core/at-spi-bus-launcher",
+    "/usr/lib/at-spi-bus-launcher",
+];
+
+/// A running (or recorded) sandbox, as saved in its `state.json`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Sandbox {
+    pub display: u32,
+    pub dir: PathBuf,
+    pub xauthority: PathBuf,
+    pub bus_address: String,
+    pub a11y_bus_address: String,
+    pub size: String,
+    /// Unix seconds.
+    pub started: u64,
+    /// Xvfb, dbus-daemon, at-spi-bus-launcher; the first leads the process group.
+    pub procs: Vec<Proc>,
+}
+
+/// How to start a sandbox.
+#[derive(Clone, Debug)]
+pub struct UpOptions {
+    /// Screen size and depth, `WIDTHxHEIGHTxDEPTH`.
+    pub size: String,
+    pub timeout: Duration,
+}
+
+impl Default for UpOptions {
+    fn default() -> Self {
+        Self {
+            size: "1280x800x24".into(),
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Sandbox {
+    pub fn display_name(&self) -> String {
+        format!(":{}", self.display)
+    }
+
+    /// Every recorded process is still the one we started.
+    pub fn alive(&self) -> bool {
+        !self.procs.is_empty() && self.procs.iter().all(Proc::alive)
+    }
+
+    /// The environment a program needs to run inside this sandbox with accessibility on.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        let mut env = vec![
+            ("DISPLAY", self.display_name()),
+            ("XAUTHORITY", self.xauthority.display().to_string()),
+            ("DBUS_SESSION_BUS_ADDRESS", self.bus_address.clone()),
+            ("DESKTOP_CLI_SANDBOX", self.display.to_string()),
+        ];
+        env.extend(toolkit_env());
+        env
+    }
+
+    /// Stops every process this sandbox started and removes its directory.
+    pub fn stop(&self) {
+        procs::terminate(&self.procs, self.procs.first(), Duration::from_secs(2));
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+
+    fn save(&self) -> Result<()> {
+        let json = serde_json::to_vec_pretty(self).map_err(|e| Error::internal(e.to_string()))?;
+        let tmp = self.dir.join("state.json.tmp");
+        fs::write(&tmp, json)
+            .and_then(|()| fs::rename(&tmp, self.dir.join("state.json")))
+            .map_err(|e| io_error("cannot write the sandbox state", &self.dir, e))
+    }
+}
+
+/// What toolkits need to expose their accessibility trees (see the testbed notes).
+pub fn toolkit_env() -> Vec<(&'static str, String)> {
+    vec![
+        // Qt 5/6 only talk AT-SPI when told an assistive technology runs.
+        ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1".into()),
+        ("QT_ACCESSIBILITY", "1".into()),
+        // GTK4's GL renderer on llvmpipe eats both cores and slows every a11y call 60x.
+        ("GSK_RENDERER", "cairo".into()),
+        // Old GTK2/ATK apps and some Java/Electron builds look at these.
+        ("GNOME_ACCESSIBILITY", "1".into()),
+        ("ACCESSIBILITY_ENABLED", "1".into()),
+        // atk-bridge disables itself only on exactly "1".
+        ("NO_AT_BRIDGE", "0".into()),
+    ]
+}
+
+/// Where sandbox directories live.
+pub fn state_root() -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| Path::new(d).is_dir()) {
+        Some(dir) => PathBuf::from(dir).join("desktop-cli").join("sandbox"),
+        None => std::env::temp_dir()
+            .join(format!(
+                "desktop-cli-{}",
+                rustix::process::getuid().as_raw()
+            ))
+            .join("sandbox"),
+    }
+}
+
+/// Every recorded sandbox, running or not, lowest display first.
+pub fn all() -> Vec<Sandbox> {
+    let mut out: Vec<Sandbox> = fs::read_dir(state_root())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| fs::read(e.path().join("state.json")).ok())
+        .filter_map(|bytes| serde_json::from_slice(&bytes).ok())
+        .collect();
+    out.sort_by_key(|s| s.display);
+    out
+}
+
+/// The sandbox a command without `DISPLAY` should use: `DESKTOP_CLI_SANDBOX` if set,
+/// else the lowest-numbered running one.
+pub fn current() -> Option<Sandbox> {
+    let wanted: Option<u32> = std::env::var("DESKTOP_CLI_SANDBOX")
+        .ok()
+        .and_then(|v| v.trim_start_matches(':').parse().ok());
+    all()
+        .into_iter()
+        .filter(Sandbox::alive)
+        .find(|s| wanted.is_none_or(|d| d == s.display))
+}
+
+/// Removes state left by sandboxes whose processes are gone (killed, machine rebooted).
+pub fn reap_dead() {
+    for s in all().into_iter().filter(|s| !s.alive()) {
+        s.stop();
+    }
+}
+
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> Error {
+    Error::new(
+        ErrorCode::SandboxFailed,
+        format!("{what} ({}): {e}", path.display()),
+    )
+    .suggest("Check that the runtime directory is writable, or set XDG_RUNTIME_DIR")
+}
+
+fn missing(program: &str, e: &std::io::Error) -> Error {
+    Error::new(ErrorCode::SandboxFailed, format!("cannot start {program}: {e}"))
+        .suggest("Install the runtime packages: scripts/install-deps.sh --runtime-only (xvfb dbus at-spi2-core)")
+}
+
+/// Starts a new sandbox on the first free display and waits until accessibility works.
+pub async fn up(opts: &UpOptions) -> Result<Sandbox> {
+    reap_dead();
+    let root = state_root();
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&root)
+        .map_err(|e| io_error("cannot create the sandbox directory", &root, e))?;
+    let staging = root.join(format!("starting-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&staging);
+    fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&staging)
+        .map_err(|e| io_error("cannot create the sandbox directory", &staging, e))?;
+    let deadline = Instant::now() + opts.timeout;
+
+    let mut started: Vec<Proc> = Vec::new();
+    let result = start_all(opts, &root, &staging, deadline, &mut started).await;
+    if result.is_err() {
+        procs::terminate(&started, started.first(), Duration::from_secs(1));
+        let _ = fs::remove_dir_all(&staging);
+    }
+    result
+}
+
+async fn start_all(
+    opts: &UpOptions,
+    root: &Path,
+    staging: &Path,
+    deadline: Instant,
+    started: &mut Vec<Proc>,
+) -> Result<Sandbox> {
+    // X server: a random cookie so no other local user can read or drive the screen;
+    // -displayfd lets Xvfb claim the first free display itself, with no race.
+    let cookie = random_cookie()?;
+    let xauth = staging.join("Xauthority");
+    write_xauthority(&xauth, &cookie)
+        .map_err(|e| io_error("cannot write Xauthority", &xauth, e))?;
+    let display_file = staging.join("display");
+    let log = |name: &str| -> Result<Stdio> {
+        let path = staging.join(format!("{name}.log"));
+        fs::File::create(&path)
+            .map(Stdio::from)
+            .map_err(|e| io_error("cannot create a log", &path, e))
+    };
+    let xvfb = Command::new(XVFB)
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            &opts.size,
+            "-noreset",
+            "-nolisten",
+            "tcp",
+        ])
+        .arg("-auth")
+        .arg(&xauth)
+        .stdin(Stdio::null())
+        .stdout(
+            fs::File::create(&display_file)
+                .map_err(|e| io_error("cannot create a file", &display_file, e))?,
+        )
+        .stderr(log("xvfb")?)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| missing(XVFB, &e))?;
+    let pgid = xvfb.id();
+    started.push(record("Xvfb", pgid)?);
+    let display = wait_for(
+        deadline,
+        "Xvfb to report its display",
+        || {
+            let text = fs::read_to_string(&display_file).ok()?;
+            text.ends_with('\n')
+                .then(|| text.trim().parse::<u32>().ok())
+                .flatten()
+        },
+        || started[0].alive(),
+        staging.join("xvfb.log"),
+    )
+    .await?;
+
+    // Move to the display's own directory now that the number is known.
+    let dir = root.join(display.to_string());
+    let _ = fs::remove_dir_all(&dir);
+    fs::rename(staging, &dir)
+        .map_err(|e| io_error("cannot rename the sandbox directory", &dir, e))?;
+    let xauth = dir.join("Xauthority");
+    let log = |name: &str| -> Result<Stdio> {
+        let path = dir.join(format!("{name}.log"));
+        fs::File::create(&path)
+            .map(Stdio::from)
+            .map_err(|e| io_error("cannot create a log", &path, e))
+    };
+
+    // Private session bus on a socket inside the sandbox directory.
+    let bus_path = dir.join("bus");
+    let bus_address = format!("unix:path={}", bus_path.display());
+    let dbus = Command::new(DBUS_DAEMON)
+        .args(["--session", "--nofork", "--nopidfile", "--nosyslog"])
+        .arg(format!("--address={bus_address}"))
+        .stdin(Stdio::null())
+        .stdout(log("dbus")?)
+        .stderr(log("dbus-err")?)
+        .process_group(pgid as i32)
+        .spawn()
+        .map_err(|e| missing(DBUS_DAEMON, &e))?;
+    started.push(record("dbus-daemon", dbus.id())?);
+    let dbus_proc = started[1].clone();
+    wait_for(
+        deadline,
+        "the session bus socket",
+        || bus_path.exists().then_some(()),
+        || dbus_proc.alive(),
+        dir.join("dbus-err.log"),
+    )
+    .await?;
+
+    // The AT-SPI bus launcher: starts the accessibility bus, publishes it as org.a11y.Bus
+    // and in the AT_SPI_BUS root-window property (which Qt needs).
+    let launcher = BUS_LAUNCHER
+        .iter()
+        .find(|p| Path::new(p).exists())
+        .ok_or_else(|| {
+            missing(
+                "at-spi-bus-launcher",
+                &std::io::Error::from(std::io::ErrorKind::NotFound),
+            )
+        })?;
+    let display_name = format!(":{display}");
+    let atspi = Command::new(launcher)
+        .arg("--launch-immediately")
+        .env("DISPLAY", &display_name)
+        .env("XAUTHORITY", &xauth)
+        .env("DBUS_SESSION_BUS_ADDRESS", &bus_address)
+        .stdin(Stdio::null())
+        .stdout(log("at-spi")?)
+        .stderr(log("at-spi-err")?)
+        .process_group(pgid as i32)
+        .spawn()
+        .map_err(|e| missing(launcher, &e))?;
+    started.push(record("at-spi-bus-launcher", atspi.id())?);
+    // The Child handles are dropped without waiting: the processes must outlive us.
+    drop((xvfb, dbus, atspi));
+
+    let a11y_bus_address = crate::session::enable_accessibility(&bus_address, deadline)
+        .await
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::SandboxFailed,
+                format!("the accessibility bus did not come up: {}", e.message),
+            )
+        })?;
+    let (w, h) = (
+        opts.size.split('x').next().unwrap_or("?"),
+        opts.size.split('x').nth(1).unwrap_or("?"),
+    );
+    let sandbox = Sandbox {
+        display,
+        dir: dir.clone(),
+        xauthority: xauth,
+        bus_address,
+        a11y_bus_address,
+        size: format!("{w}x{h}"),
+        started: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        procs: started.clone(),
+    };
+    crate::x11::wait_for_root_property(&sandbox.display_name(), &cookie, "AT_SPI_BUS", deadline)
+        .await?;
+    sandbox.save()?;
+    Ok(sandbox)
+}
+
+fn record(name: &str, pid: u32) -> Result<Proc> {
+    Proc::new(name, pid).ok_or_else(|| {
+        Error::new(
+            ErrorCode::SandboxFailed,
+            format!("{name} exited right after it started"),
+        )
+    })
+}
+
+/// Polls `ready` every 5 ms until it yields, the process died (`alive` false) or time ran out.
+async fn wait_for<T>(
+    deadline: Instant,
+    what: &str,
+    mut ready: impl FnMut() -> Option<T>,
+    alive: impl Fn() -> bool,
+    log: PathBuf,
+) -> Result<T> {
+    loop {
+        if let Some(v) = ready() {
+            return Ok(v);
+        }
+        let tail = || {
+            let text = fs::read_to_string(&log).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().rev().take(5).collect();
+            lines.into_iter().rev().collect::<Vec<_>>().join(" | ")
+        };
+        if !alive() {
+            return Err(Error::new(
+                ErrorCode::SandboxFailed,
+                format!("gave up waiting for {what}: the process exited"),
+            )
+            .detail(tail())
+            .suggest("See the log above; run `desktop-cli doctor` for missing packages"));
+        }
+        if Instant::now() >= deadline {
+            return Err(Error::new(
+                ErrorCode::SandboxFailed,
+                format!("timed out waiting for {what}"),
+            )
+            .detail(tail()));
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+fn random_cookie() -> Result<[u8; 16]> {
+    let mut cookie = [0u8; 16];
+    fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut cookie))
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::SandboxFailed,
+                format!("cannot read /dev/urandom: {e}"),
+            )
+        })?;
+    Ok(cookie)
+}
+
+/// One `FamilyWild` entry with an empty display number: it matches this server whatever
+/// display number Xvfb picks (libXau and x11rb both treat an empty number as "any").
+fn write_xauthority(path: &Path, cookie: &[u8; 16]) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(64);
+    buf.extend_from_slice(&0xffffu16.to_be_bytes());
+    for field in [&b""[..], b"", b"MIT-MAGIC-COOKIE-1", cookie] {
+        buf.extend_from_slice(&(field.len() as u16).to_be_bytes());
+        buf.extend_from_slice(field);
+    }
+    let mut f = fs::File::create(path)?;
+    f.set_permissions(fs::Permissions::from_mode(0o600))?;
+    f.write_all(&buf)
+}
+
+/// Reads the cookie back from a sandbox's Xauthority file.
+pub fn read_cookie(path: &Path) -> Option<[u8; 16]> {
+    let bytes = fs::read(path).ok()?;
+    bytes.get(bytes.len().checked_sub(16)?..)?.try_into().ok()
+}

@@ -1,0 +1,143 @@
+//! Finding the desktop to talk to: the display, the session bus and the accessibility bus,
+//! adopting a running sandbox when no `DISPLAY` is set, and switching accessibility on.
+
+use crate::bus::{Bus, CallError};
+use crate::sandbox::{self, Sandbox};
+use crate::x11::X;
+use desktop_core::{Error, ErrorCode, Result};
+use std::time::{Duration, Instant};
+use zbus::zvariant::Value;
+
+const A11Y_BUS: &str = "org.a11y.Bus";
+const A11Y_PATH: &str = "/org/a11y/bus";
+const A11Y_STATUS: &str = "org.a11y.Status";
+
+/// Points this process at the sandbox when `DISPLAY` is unset (or `DESKTOP_CLI_SANDBOX`
+/// names one), so everything after, X and D-Bus alike, talks to it.
+///
+/// Must run before any thread starts: it sets environment variables of this process.
+pub fn adopt_sandbox() -> Option<Sandbox> {
+    let asked = std::env::var_os("DESKTOP_CLI_SANDBOX").is_some();
+    let has_display = std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty());
+    if has_display && !asked {
+        return None;
+    }
+    let sandbox = sandbox::current()?;
+    for (key, value) in sandbox.env() {
+        std::env::set_var(key, value);
+    }
+    std::env::set_var("AT_SPI_BUS_ADDRESS", &sandbox.a11y_bus_address);
+    Some(sandbox)
+}
+
+fn unavailable(why: impl std::fmt::Display) -> Error {
+    Error::new(ErrorCode::A11yUnavailable, format!("cannot reach the accessibility bus: {why}"))
+        .suggest("Start the AT-SPI bus (package at-spi2-core: /usr/libexec/at-spi-bus-launcher --launch-immediately), or use `desktop-cli sandbox up`; `desktop-cli doctor` checks every part")
+}
+
+/// The accessibility bus address: `AT_SPI_BUS_ADDRESS`, else the `AT_SPI_BUS` property of
+/// the X root window, else `org.a11y.Bus.GetAddress` on the session bus.
+pub async fn a11y_address(x: Option<&X>, timeout: Duration) -> Result<String> {
+    if let Ok(addr) = std::env::var("AT_SPI_BUS_ADDRESS") {
+        if !addr.is_empty() {
+            return Ok(addr);
+        }
+    }
+    if let Some(x) = x {
+        if let Ok(Some(addr)) = x.root_string("AT_SPI_BUS") {
+            return Ok(addr);
+        }
+    }
+    let session = session_bus(timeout).await?;
+    session
+        .call::<_, String>(A11Y_BUS, A11Y_PATH, A11Y_BUS, "GetAddress", &())
+        .await
+        .map_err(unavailable)
+}
+
+pub async fn session_bus(timeout: Duration) -> Result<Bus> {
+    let addr = std::env::var("DBUS_SESSION_BUS_ADDRESS")
+        .ok()
+        .filter(|a| !a.is_empty())
+        .ok_or_else(|| unavailable("DBUS_SESSION_BUS_ADDRESS is not set"))?;
+    Bus::open(&addr, timeout).await.map_err(unavailable)
+}
+
+/// Reads `org.a11y.Status.IsEnabled` without changing it.
+pub async fn is_enabled(timeout: Duration) -> Result<bool> {
+    let bus = session_bus(timeout).await?;
+    let v = bus
+        .property(A11Y_BUS, A11Y_PATH, A11Y_STATUS, "IsEnabled")
+        .await
+        .map_err(unavailable)?;
+    bool::try_from(v).map_err(|e| unavailable(e.to_string()))
+}
+
+/// Whether `org.a11y.Status.IsEnabled` is on; switches it on if it is off.
+/// Returns `Ok(true)` when this call switched it on (toolkits started before then may need
+/// a restart to expose their trees).
+pub async fn ensure_enabled(timeout: Duration) -> Result<bool> {
+    let bus = session_bus(timeout).await?;
+    let on = bus
+        .property(A11Y_BUS, A11Y_PATH, A11Y_STATUS, "IsEnabled")
+        .await
+        .ok()
+        .and_then(|v| bool::try_from(v).ok());
+    if on == Some(true) {
+        return Ok(false);
+    }
+    set_enabled(&bus).await.map_err(unavailable)?;
+    Ok(true)
+}
+
+async fn set_enabled(bus: &Bus) -> Result<(), CallError> {
+    bus.call::<_, ()>(
+        A11Y_BUS,
+        A11Y_PATH,
+        crate::bus::PROPERTIES,
+        "Set",
+        &(A11Y_STATUS, "IsEnabled", Value::from(true)),
+    )
+    .await
+}
+
+/// For a fresh sandbox: waits until `org.a11y.Bus` answers on `bus_address`, switches
+/// accessibility on, and returns the accessibility bus address.
+pub async fn enable_accessibility(bus_address: &str, deadline: Instant) -> Result<String> {
+    let mut last = String::from("no attempt");
+    while Instant::now() < deadline {
+        let left = deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(50));
+        match Bus::open(bus_address, left).await {
+            Ok(bus) => {
+                match bus
+                    .call::<_, String>(A11Y_BUS, A11Y_PATH, A11Y_BUS, "GetAddress", &())
+                    .await
+                {
+                    Ok(addr) if !addr.is_empty() => {
+                        set_enabled(&bus).await.map_err(unavailable)?;
+                        // Start the registry now, so apps launched next find it at once.
+                        if let Ok(a11y) = Bus::open(&addr, left).await {
+                            let _: Result<Vec<(String, zbus::zvariant::OwnedObjectPath)>, _> = a11y
+                                .call(
+                                    crate::bus::REGISTRY,
+                                    crate::bus::ROOT_PATH,
+                                    crate::bus::ACCESSIBLE,
+                                    "GetChildren",
+                                    &(),
+                                )
+                                .await;
+                        }
+                        return Ok(addr);
+                    }
+                    Ok(_) => last = "empty address".into(),
+                    Err(e) => last = e.to_string(),
+                }
+            }
+            Err(e) => last = e.to_string(),
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    Err(unavailable(last))
+}

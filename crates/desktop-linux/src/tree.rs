@@ -1,0 +1,391 @@
+//! Reading one window's subtree. The app's `Cache.GetItems` gives structure, names, roles
+//! and states in one call where the toolkit fills it (GTK3, Chromium); wherever it is
+//! missing or partial (Qt5 has none, GTK4 fills it lazily, every toolkit leaves out the
+//! children of MANAGES_DESCENDANTS containers) a level-by-level walk fills in, with every
+//! call of a level in flight at once.
+
+use crate::bus::{Bus, CallError, ACCESSIBLE, APPLICATION, CACHE, CACHE_PATH, ROOT_PATH};
+use crate::convert;
+use desktop_core::{Handle, Node, States};
+use futures_util::future::join_all;
+use std::collections::HashMap;
+use std::time::Instant;
+use zbus::zvariant::{OwnedObjectPath, OwnedValue};
+
+/// An object reference as the wire carries it: `(so)`.
+type Ref = (String, OwnedObjectPath);
+
+/// One `Cache.GetItems` entry: `((so)(so)(so)iiassusau)`, decoded leniently (no name
+/// validation) so one odd entry cannot cost the whole cache.
+type CacheEntry = (
+    Ref,
+    Ref,
+    Ref,
+    i32,
+    i32,
+    Vec<String>,
+    String,
+    u32,
+    String,
+    Vec<u32>,
+);
+
+/// How far the reader goes.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Levels below the root to read (`u32::MAX`: all).
+    pub max_depth: u32,
+    /// Do not descend into elements that are not showing (their subtree is dropped anyway).
+    pub skip_hidden: bool,
+    /// At most this many children of a MANAGES_DESCENDANTS container (long lists, tables).
+    pub managed_cap: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_depth: u32::MAX,
+            skip_hidden: true,
+            managed_cap: 500,
+        }
+    }
+}
+
+/// Where the time went, for `--timing` and the benchmark.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub cache_items: usize,
+    pub walked: usize,
+    pub cache_ms: f64,
+    pub walk_ms: f64,
+}
+
+struct Slot {
+    node: Node,
+    children: Vec<usize>,
+    depth: u32,
+}
+
+/// Reads the subtree under `root` (a window) of the app owning `root.owner`.
+pub async fn read_subtree(
+    bus: &Bus,
+    root: &Handle,
+    limits: Limits,
+) -> Result<(Node, Stats), CallError> {
+    let mut stats = Stats::default();
+    let t = Instant::now();
+    let cache = load_cache(bus, &root.owner).await?;
+    stats.cache_ms = ms(t);
+    stats.cache_items = cache.as_ref().map_or(0, Vec::len);
+
+    let mut arena: Vec<Slot> = Vec::new();
+    let mut frontier: Vec<usize> = Vec::new();
+    let t = Instant::now();
+    let index = cache.as_ref().and_then(|c| index_cache(c, &root.path));
+    match &index {
+        Some(ix) => {
+            build_from_cache(
+                ix,
+                &root.path,
+                &root.owner,
+                0,
+                limits,
+                &mut arena,
+                &mut frontier,
+            );
+        }
+        None => {
+            // No usable cache: fetch the root itself, then walk.
+            let node = fetch_node(bus, root.clone()).await?;
+            arena.push(Slot {
+                node,
+                children: Vec::new(),
+                depth: 0,
+            });
+            if wants_children(&arena[0], limits) {
+                frontier.push(0);
+            }
+        }
+    }
+    stats.walked = walk(bus, index.as_ref(), &mut arena, frontier, limits).await?;
+    stats.walk_ms = ms(t);
+    Ok((assemble(&mut arena, 0), stats))
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// `GetItems`, after `GetApplicationBusAddress` where needed: atk-bridge registers its
+/// cache only once it has seen a client. `Ok(None)` means "no cache: walk".
+async fn load_cache(bus: &Bus, app: &str) -> Result<Option<Vec<CacheEntry>>, CallError> {
+    for attempt in 0..2 {
+        match bus
+            .call::<_, Vec<CacheEntry>>(app, CACHE_PATH, CACHE, "GetItems", &())
+            .await
+        {
+            Ok(items) => return Ok(Some(items)),
+            Err(CallError::Timeout) => return Err(CallError::Timeout),
+            Err(CallError::Decode(_)) => {
+                // Qt answers with the legacy signature and no items.
+                return Ok(None);
+            }
+            Err(_) if attempt == 0 => {
+                let woke: Result<String, _> = bus
+                    .call(app, ROOT_PATH, APPLICATION, "GetApplicationBusAddress", &())
+                    .await;
+                if let Err(CallError::Timeout) = woke {
+                    return Err(CallError::Timeout);
+                }
+            }
+            Err(_) => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// The cache indexed by object path and by parent path (children in index order).
+struct Index<'a> {
+    by_path: HashMap<&'a str, &'a CacheEntry>,
+    kids: HashMap<&'a str, Vec<(i32, &'a str)>>,
+}
+
+/// Indexes the cache; `None` if `root` is not in it.
+fn index_cache<'a>(items: &'a [CacheEntry], root: &str) -> Option<Index<'a>> {
+    let mut by_path = HashMap::with_capacity(items.len());
+    let mut kids: HashMap<&'a str, Vec<(i32, &'a str)>> = HashMap::with_capacity(items.len());
+    for item in items {
+        let path = item.0 .1.as_str();
+        by_path.insert(path, item);
+        kids.entry(item.2 .1.as_str())
+            .or_default()
+            .push((item.3, path));
+    }
+    if !by_path.contains_key(root) {
+        return None;
+    }
+    for list in kids.values_mut() {
+        list.sort_unstable();
+    }
+    Some(Index { by_path, kids })
+}
+
+fn node_from_cache(item: &CacheEntry, owner: &str) -> Node {
+    let (obj, _app, _parent, _index, child_count, ifaces, name, role, description, states) = item;
+    let st = convert::state_set(states);
+    let role = convert::role(convert::role_number(*role), st);
+    Node {
+        states: convert::states(st, &role),
+        role,
+        name: name.clone(),
+        description: description.clone(),
+        caps: convert::caps(ifaces),
+        // -1: a MANAGES_DESCENDANTS container whose children the toolkit does not cache.
+        child_count: u32::try_from(*child_count).unwrap_or(u32::MAX),
+        handle: Handle {
+            owner: owner.to_string(),
+            path: obj.1.as_str().to_string(),
+        },
+        ..Node::default()
+    }
+}
+
+/// Adds `path` and its cached subtree to the arena; elements whose cached children are
+/// fewer than their child count go to `frontier`, to be walked.
+fn build_from_cache(
+    ix: &Index<'_>,
+    path: &str,
+    owner: &str,
+    depth: u32,
+    limits: Limits,
+    arena: &mut Vec<Slot>,
+    frontier: &mut Vec<usize>,
+) -> Option<usize> {
+    let item = ix.by_path.get(path)?;
+    let idx = arena.len();
+    arena.push(Slot {
+        node: node_from_cache(item, owner),
+        children: Vec::new(),
+        depth,
+    });
+    if !wants_children(&arena[idx], limits) {
+        return Some(idx);
+    }
+    let cached = ix.kids.get(path).map_or(&[][..], Vec::as_slice);
+    let expected = arena[idx].node.child_count as usize;
+    if cached.len() < expected {
+        // The cache is partial here: walk this element's children instead.
+        frontier.push(idx);
+        return Some(idx);
+    }
+    for &(_, child) in cached {
+        if let Some(c) = build_from_cache(ix, child, owner, depth + 1, limits, arena, frontier) {
+            arena[idx].children.push(c);
+        }
+    }
+    Some(idx)
+}
+
+fn wants_children(slot: &Slot, limits: Limits) -> bool {
+    slot.node.child_count > 0
+        && slot.depth < limits.max_depth
+        && (!limits.skip_hidden || slot.node.states.contains(States::SHOWING) || slot.depth == 0)
+}
+
+/// Walks down from `frontier`, one level per round trip; children found in the cache are
+/// taken from it. Returns the number of nodes fetched by calls.
+async fn walk(
+    bus: &Bus,
+    ix: Option<&Index<'_>>,
+    arena: &mut Vec<Slot>,
+    mut frontier: Vec<usize>,
+    limits: Limits,
+) -> Result<usize, CallError> {
+    let mut fetched = 0;
+    while !frontier.is_empty() {
+        let lists = join_all(frontier.iter().map(|&i| {
+            let h = &arena[i].node.handle;
+            bus.call::<_, Vec<Ref>>(&h.owner, &h.path, ACCESSIBLE, "GetChildren", &())
+        }))
+        .await;
+        let mut wanted: Vec<(usize, Handle)> = Vec::new();
+        let mut next = Vec::new();
+        for (&parent, list) in frontier.iter().zip(lists) {
+            let list = match list {
+                Ok(list) => list,
+                Err(CallError::Timeout) => return Err(CallError::Timeout),
+                Err(_) => continue, // gone meanwhile: keep what we have
+            };
+            let cap = if arena[parent]
+                .node
+                .states
+                .contains(States::MANAGES_DESCENDANTS)
+            {
+                limits.managed_cap
+            } else {
+                usize::MAX
+            };
+            for (owner, path) in list.into_iter().take(cap) {
+                let owner = if owner.is_empty() {
+                    arena[parent].node.handle.owner.clone()
+                } else {
+                    owner
+                };
+                let depth = arena[parent].depth + 1;
+                let cached = ix.and_then(|ix| {
+                    build_from_cache(ix, path.as_str(), &owner, depth, limits, arena, &mut next)
+                });
+                match cached {
+                    Some(c) => arena[parent].children.push(c),
+                    None => wanted.push((
+                        parent,
+                        Handle {
+                            owner,
+                            path: path.as_str().to_string(),
+                        },
+                    )),
+                }
+            }
+        }
+        let nodes = join_all(wanted.iter().map(|(_, h)| fetch_node(bus, h.clone()))).await;
+        for ((parent, _), node) in wanted.into_iter().zip(nodes) {
+            let node = match node {
+                Ok(n) => n,
+                Err(CallError::Timeout) => return Err(CallError::Timeout),
+                Err(_) => continue,
+            };
+            fetched += 1;
+            let idx = arena.len();
+            arena.push(Slot {
+                node,
+                children: Vec::new(),
+                depth: arena[parent].depth + 1,
+            });
+            arena[parent].children.push(idx);
+            if wants_children(&arena[idx], limits) {
+                next.push(idx);
+            }
+        }
+        frontier = next;
+    }
+    Ok(fetched)
+}
+
+/// Role, states, interfaces, name, description and child count of one object: four calls
+/// in flight together.
+async fn fetch_node(bus: &Bus, handle: Handle) -> Result<Node, CallError> {
+    let (o, p) = (handle.owner.as_str(), handle.path.as_str());
+    let (role, states, ifaces, props) = tokio::join!(
+        bus.call::<_, u32>(o, p, ACCESSIBLE, "GetRole", &()),
+        bus.call::<_, Vec<u32>>(o, p, ACCESSIBLE, "GetState", &()),
+        bus.call::<_, Vec<String>>(o, p, ACCESSIBLE, "GetInterfaces", &()),
+        bus.call::<_, HashMap<String, OwnedValue>>(
+            o,
+            p,
+            crate::bus::PROPERTIES,
+            "GetAll",
+            &(ACCESSIBLE,)
+        ),
+    );
+    let st = convert::state_set(&states?);
+    let role = convert::role(convert::role_number(role?), st);
+    let ifaces = ifaces.unwrap_or_default();
+    let props = match props {
+        Ok(p) => p,
+        Err(CallError::Timeout) => return Err(CallError::Timeout),
+        Err(_) => single_props(bus, o, p).await?,
+    };
+    let text = |k: &str| {
+        props
+            .get(k)
+            .and_then(|v| String::try_from(v.try_clone().ok()?).ok())
+            .unwrap_or_default()
+    };
+    let child_count = props
+        .get("ChildCount")
+        .and_then(|v| i32::try_from(v).ok())
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(0);
+    Ok(Node {
+        states: convert::states(st, &role),
+        role,
+        name: text("Name"),
+        description: text("Description"),
+        caps: convert::caps(&ifaces),
+        child_count,
+        handle,
+        ..Node::default()
+    })
+}
+
+/// For toolkits that do not implement `GetAll`: the three properties one by one.
+async fn single_props(
+    bus: &Bus,
+    o: &str,
+    p: &str,
+) -> Result<HashMap<String, OwnedValue>, CallError> {
+    let (name, desc, count) = tokio::join!(
+        bus.property(o, p, ACCESSIBLE, "Name"),
+        bus.property(o, p, ACCESSIBLE, "Description"),
+        bus.property(o, p, ACCESSIBLE, "ChildCount"),
+    );
+    let mut out = HashMap::new();
+    for (k, v) in [("Name", name), ("Description", desc), ("ChildCount", count)] {
+        match v {
+            Ok(v) => {
+                out.insert(k.to_string(), v);
+            }
+            Err(CallError::Timeout) => return Err(CallError::Timeout),
+            Err(_) => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Turns the arena into a nested tree rooted at `idx`.
+fn assemble(arena: &mut [Slot], idx: usize) -> Node {
+    let mut node = std::mem::take(&mut arena[idx].node);
+    let children = std::mem::take(&mut arena[idx].children);
+    node.children = children.into_iter().map(|c| assemble(arena, c)).collect();
+    node
+}

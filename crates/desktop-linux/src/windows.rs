@@ -1,0 +1,254 @@
+//! Joining accessibility frames with X11 windows, and picking the window a command targets.
+//! Pure functions over already-fetched data.
+
+use crate::apps::{comm, name_matches, App};
+use crate::x11::XWindow;
+use desktop_core::{Error, ErrorCode, Rect, Result, States, Target, WindowInfo};
+
+/// One window per showing frame, matched to its X window (same pid; same title, else the
+/// largest overlap), plus X windows no frame claimed (shown with `a11y: false`).
+/// Ordered top of the stack first.
+pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<WindowInfo> {
+    let mut claimed = vec![false; xwins.len()];
+    let mut out: Vec<(usize, WindowInfo)> = Vec::new();
+    for app in apps {
+        for f in app
+            .frames
+            .iter()
+            .filter(|f| f.states.contains(States::SHOWING))
+        {
+            let candidates: Vec<usize> = (0..xwins.len())
+                .filter(|&i| {
+                    !claimed[i] && (app.pid == 0 || xwins[i].pid.is_none_or(|p| p == app.pid))
+                })
+                .collect();
+            let best = candidates
+                .iter()
+                .copied()
+                .find(|&i| xwins[i].title == f.name)
+                .or_else(|| {
+                    let fb = f.bounds?;
+                    candidates
+                        .iter()
+                        .copied()
+                        .map(|i| (overlap(&xwins[i].bounds, &fb), i))
+                        .filter(|(o, _)| *o > 0)
+                        .max()
+                        .map(|(_, i)| i)
+                })
+                .or_else(|| (candidates.len() == 1).then(|| candidates[0]));
+            if let Some(i) = best {
+                claimed[i] = true;
+            }
+            let x = best.map(|i| &xwins[i]);
+            let win = WindowInfo {
+                app: app.name.clone(),
+                pid: app.pid,
+                title: f.name.clone(),
+                id: x.map(|x| u64::from(x.id)),
+                bounds: x.map(|x| x.bounds).or(f.bounds),
+                focused: match (x, focused) {
+                    (Some(x), Some(fid)) => x.id == fid,
+                    (_, None) => f.states.contains(States::ACTIVE),
+                    _ => false,
+                },
+                a11y: true,
+                handle: Some(f.handle.clone()),
+            };
+            // Frames without an X window (other display, Wayland) go below the rest.
+            out.push((best.map_or(0, |i| i + 1), win));
+        }
+    }
+    for (i, x) in xwins.iter().enumerate().filter(|(i, _)| !claimed[*i]) {
+        let app = x.pid.and_then(comm).unwrap_or_else(|| x.class.clone());
+        out.push((
+            i + 1,
+            WindowInfo {
+                app,
+                pid: x.pid.unwrap_or(0),
+                title: x.title.clone(),
+                id: Some(u64::from(x.id)),
+                bounds: Some(x.bounds),
+                focused: focused == Some(x.id),
+                a11y: false,
+                handle: None,
+            },
+        ));
+    }
+    // X lists bottom first: put the top of the stack first.
+    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out.into_iter().map(|(_, w)| w).collect()
+}
+
+fn overlap(a: &Rect, b: &Rect) -> i64 {
+    let w = (a.right().min(b.right()) - i64::from(a.x.max(b.x))).max(0);
+    let h = (a.bottom().min(b.bottom()) - i64::from(a.y.max(b.y))).max(0);
+    w * h
+}
+
+/// Windows matching every field set in `target`.
+pub fn filter(windows: Vec<WindowInfo>, t: &Target) -> Vec<WindowInfo> {
+    windows
+        .into_iter()
+        .filter(|w| t.app.as_deref().is_none_or(|a| name_matches(&w.app, a)))
+        .filter(|w| t.pid.is_none_or(|p| w.pid == p))
+        .filter(|w| t.window_id.is_none_or(|id| w.id == Some(id)))
+        .filter(|w| {
+            t.window
+                .as_deref()
+                .is_none_or(|s| w.title.to_lowercase().contains(&s.to_lowercase()))
+        })
+        .collect()
+}
+
+/// The one window a command acts on: among the matches, the focused one, else the top of
+/// the stack (windows with an accessibility tree first). Errors list what is there.
+pub fn pick(all: &[WindowInfo], t: &Target) -> Result<WindowInfo> {
+    let matches = filter(all.to_vec(), t);
+    let best = matches
+        .iter()
+        .find(|w| w.focused && w.a11y)
+        .or_else(|| matches.iter().find(|w| w.a11y))
+        .or_else(|| matches.first());
+    if let Some(w) = best {
+        return Ok(w.clone());
+    }
+    Err(not_found(all, t))
+}
+
+fn not_found(all: &[WindowInfo], t: &Target) -> Error {
+    let app_exists = all.iter().any(|w| {
+        t.app.as_deref().is_none_or(|a| name_matches(&w.app, a)) && t.pid.is_none_or(|p| w.pid == p)
+    });
+    let windows: Vec<String> = all
+        .iter()
+        .take(20)
+        .map(|w| match w.id {
+            Some(id) => format!("{} \"{}\" (id {id}, pid {})", w.app, w.title, w.pid),
+            None => format!("{} \"{}\" (pid {})", w.app, w.title, w.pid),
+        })
+        .collect();
+    let there = if windows.is_empty() {
+        "no windows are open".to_string()
+    } else {
+        format!("open windows: {}", windows.join("; "))
+    };
+    if (t.app.is_some() || t.pid.is_some()) && !app_exists {
+        let what = match (&t.app, t.pid) {
+            (Some(a), Some(p)) => format!("app \"{a}\" with pid {p}"),
+            (Some(a), None) => format!("app \"{a}\""),
+            (None, Some(p)) => format!("pid {p}"),
+            _ => "the target".to_string(),
+        };
+        let mut apps: Vec<&str> = all.iter().map(|w| w.app.as_str()).collect();
+        apps.sort_unstable();
+        apps.dedup();
+        return Error::new(
+            ErrorCode::AppNotFound,
+            format!("no window of {what}; {there}"),
+        )
+        .suggest(if apps.is_empty() {
+            "Launch the app first; `desktop-cli list --apps` shows what is running".to_string()
+        } else {
+            format!("Use one of the running apps: {}", apps.join(", "))
+        });
+    }
+    if t.is_empty() {
+        return Error::new(
+            ErrorCode::WindowNotFound,
+            format!("no focused window to read; {there}"),
+        )
+        .suggest("Name a target with --app, --window or --window-id (see `desktop-cli list`)");
+    }
+    Error::new(
+        ErrorCode::WindowNotFound,
+        format!("no window matches; {there}"),
+    )
+    .suggest("Check the title substring or id with `desktop-cli list`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apps::Frame;
+    use desktop_core::{Handle, Role};
+
+    fn frame(name: &str, b: Rect) -> Frame {
+        Frame {
+            handle: Handle {
+                owner: ":1.1".into(),
+                path: format!("/{name}"),
+            },
+            name: name.into(),
+            role: Role::Window,
+            states: States::SHOWING,
+            bounds: Some(b),
+        }
+    }
+
+    fn xwin(id: u32, pid: u32, title: &str, b: Rect) -> XWindow {
+        XWindow {
+            id,
+            pid: Some(pid),
+            title: title.into(),
+            class: "Cls".into(),
+            bounds: b,
+        }
+    }
+
+    #[test]
+    fn frames_join_by_pid_and_title_and_leftovers_are_listed() {
+        let apps = vec![App {
+            bus_name: ":1.1".into(),
+            name: "demo".into(),
+            pid: 10,
+            frames: vec![
+                frame("Main", Rect::new(0, 0, 100, 100)),
+                frame("Other", Rect::new(50, 50, 10, 10)),
+            ],
+        }];
+        let xs = vec![
+            xwin(1, 10, "Other", Rect::new(50, 50, 10, 10)),
+            xwin(2, 10, "Main", Rect::new(0, 0, 100, 100)),
+            xwin(3, 99, "xterm", Rect::new(0, 0, 5, 5)),
+        ];
+        let ws = join(&apps, &xs, Some(2));
+        let titles: Vec<&str> = ws.iter().map(|w| w.title.as_str()).collect();
+        assert_eq!(titles, ["xterm", "Main", "Other"], "top of the stack first");
+        assert_eq!(ws[1].id, Some(2));
+        assert!(ws[1].focused && !ws[2].focused);
+        assert!(!ws[0].a11y && ws[1].a11y);
+    }
+
+    #[test]
+    fn pick_reports_missing_apps_and_windows() {
+        let ws = vec![WindowInfo {
+            app: "demo".into(),
+            pid: 10,
+            title: "Main".into(),
+            id: Some(5),
+            bounds: None,
+            focused: false,
+            a11y: true,
+            handle: None,
+        }];
+        let t = Target {
+            app: Some("nope".into()),
+            ..Target::default()
+        };
+        let e = pick(&ws, &t).unwrap_err();
+        assert_eq!(e.code, ErrorCode::AppNotFound);
+        assert!(e.suggestion.as_deref().is_some_and(|s| s.contains("demo")));
+        let t = Target {
+            app: Some("DEMO".into()),
+            window: Some("zzz".into()),
+            ..Target::default()
+        };
+        assert_eq!(pick(&ws, &t).unwrap_err().code, ErrorCode::WindowNotFound);
+        let t = Target {
+            window: Some("mai".into()),
+            ..Target::default()
+        };
+        assert_eq!(pick(&ws, &t).map(|w| w.id), Ok(Some(5)));
+    }
+}

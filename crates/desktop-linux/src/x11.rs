@@ -1,0 +1,351 @@
+//! X11 through x11rb: top-level windows (EWMH client list, or the root's children when no
+//! window manager runs), their pids, titles and bounds, input focus, root properties.
+//! Requests are pipelined: all cookies are sent before the first reply is read.
+
+use desktop_core::{Error, ErrorCode, Rect, Result};
+use std::time::{Duration, Instant};
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{Atom, AtomEnum, ConnectionExt, MapState, Window};
+use x11rb::rust_connection::{DefaultStream, RustConnection};
+
+/// A top-level X window.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct XWindow {
+    pub id: u32,
+    pub pid: Option<u32>,
+    pub title: String,
+    /// WM_CLASS class part, e.g. `Gtk3-widget-factory`.
+    pub class: String,
+    pub bounds: Rect,
+}
+
+/// An open X connection with the atoms we use.
+pub struct X {
+    pub conn: RustConnection,
+    pub root: Window,
+    pub screen: Rect,
+    atoms: Atoms,
+}
+
+impl std::fmt::Debug for X {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("X").field("root", &self.root).finish()
+    }
+}
+
+x11rb::atom_manager! {
+    Atoms: AtomsCookie {
+        _NET_CLIENT_LIST,
+        _NET_ACTIVE_WINDOW,
+        _NET_WM_NAME,
+        _NET_WM_PID,
+        _NET_SUPPORTING_WM_CHECK,
+        UTF8_STRING,
+        AT_SPI_BUS,
+    }
+}
+
+fn x_err(e: impl std::fmt::Display) -> Error {
+    Error::new(ErrorCode::NoDisplay, format!("X11 request failed: {e}"))
+        .suggest("Check that the X server in DISPLAY is running (`desktop-cli doctor`)")
+}
+
+impl X {
+    /// Connects to `$DISPLAY` (with `$XAUTHORITY`).
+    pub fn connect() -> Result<X> {
+        let display = std::env::var("DISPLAY")
+            .ok()
+            .filter(|d| !d.is_empty())
+            .ok_or_else(no_display)?;
+        let (conn, screen) = x11rb::connect(Some(&display)).map_err(|e| {
+            Error::new(
+                ErrorCode::NoDisplay,
+                format!("cannot connect to X display {display}: {e}"),
+            )
+            .suggest(
+                "Start a headless desktop with `desktop-cli sandbox up`, or fix DISPLAY/XAUTHORITY",
+            )
+        })?;
+        Self::from_conn(conn, screen)
+    }
+
+    /// Connects to `display` with an explicit MIT-MAGIC-COOKIE-1 (the sandbox's own).
+    pub fn connect_with_cookie(display: &str, cookie: &[u8]) -> Result<X> {
+        let parsed = x11rb_protocol::parse_display::parse_display(Some(display))
+            .map_err(|e| x_err(format!("bad display {display}: {e}")))?;
+        let mut last = None;
+        for addr in parsed.connect_instruction() {
+            match DefaultStream::connect(&addr) {
+                Ok((stream, _)) => {
+                    let conn = RustConnection::connect_to_stream_with_auth_info(
+                        stream,
+                        parsed.screen.into(),
+                        b"MIT-MAGIC-COOKIE-1".to_vec(),
+                        cookie.to_vec(),
+                    )
+                    .map_err(x_err)?;
+                    return Self::from_conn(conn, parsed.screen.into());
+                }
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(x_err(format!("cannot connect to {display}: {last:?}")))
+    }
+
+    fn from_conn(conn: RustConnection, screen: usize) -> Result<X> {
+        let s = &conn.setup().roots[screen];
+        let root = s.root;
+        let screen = Rect::new(
+            0,
+            0,
+            i32::from(s.width_in_pixels),
+            i32::from(s.height_in_pixels),
+        );
+        let atoms = Atoms::new(&conn).map_err(x_err)?.reply().map_err(x_err)?;
+        Ok(X {
+            conn,
+            root,
+            screen,
+            atoms,
+        })
+    }
+
+    /// A string property of the root window (e.g. `AT_SPI_BUS`).
+    pub fn root_string(&self, name: &str) -> Result<Option<String>> {
+        let atom = if name == "AT_SPI_BUS" {
+            self.atoms.AT_SPI_BUS
+        } else {
+            self.conn
+                .intern_atom(true, name.as_bytes())
+                .map_err(x_err)?
+                .reply()
+                .map_err(x_err)?
+                .atom
+        };
+        let reply = self
+            .conn
+            .get_property(false, self.root, atom, AtomEnum::ANY, 0, 4096)
+            .map_err(x_err)?
+            .reply()
+            .map_err(x_err)?;
+        Ok((!reply.value.is_empty()).then(|| String::from_utf8_lossy(&reply.value).into_owned()))
+    }
+
+    /// Whether an EWMH window manager runs (it publishes `_NET_SUPPORTING_WM_CHECK`).
+    fn has_wm(&self) -> bool {
+        self.conn
+            .get_property(
+                false,
+                self.root,
+                self.atoms._NET_SUPPORTING_WM_CHECK,
+                AtomEnum::WINDOW,
+                0,
+                1,
+            )
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .is_some_and(|r| {
+                r.value32()
+                    .and_then(|mut v| v.next())
+                    .is_some_and(|w| w != 0)
+            })
+    }
+
+    /// Top-level, mapped, managed windows in stacking order (bottom first).
+    pub fn windows(&self) -> Result<Vec<XWindow>> {
+        let ids: Vec<Window> = if self.has_wm() {
+            self.conn
+                .get_property(
+                    false,
+                    self.root,
+                    self.atoms._NET_CLIENT_LIST,
+                    AtomEnum::WINDOW,
+                    0,
+                    4096,
+                )
+                .map_err(x_err)?
+                .reply()
+                .map_err(x_err)?
+                .value32()
+                .map(Iterator::collect)
+                .unwrap_or_default()
+        } else {
+            self.conn
+                .query_tree(self.root)
+                .map_err(x_err)?
+                .reply()
+                .map_err(x_err)?
+                .children
+        };
+        // Send every request for every window, then read the replies in order.
+        let a = &self.atoms;
+        let mut pending = Vec::with_capacity(ids.len());
+        for &w in &ids {
+            pending.push((
+                w,
+                self.conn.get_window_attributes(w).map_err(x_err)?,
+                self.conn.get_geometry(w).map_err(x_err)?,
+                self.conn
+                    .translate_coordinates(w, self.root, 0, 0)
+                    .map_err(x_err)?,
+                self.conn
+                    .get_property(false, w, a._NET_WM_NAME, a.UTF8_STRING, 0, 1024)
+                    .map_err(x_err)?,
+                self.conn
+                    .get_property(false, w, AtomEnum::WM_NAME, AtomEnum::ANY, 0, 1024)
+                    .map_err(x_err)?,
+                self.conn
+                    .get_property(false, w, a._NET_WM_PID, AtomEnum::CARDINAL, 0, 1)
+                    .map_err(x_err)?,
+                self.conn
+                    .get_property(false, w, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 256)
+                    .map_err(x_err)?,
+            ));
+        }
+        let mut out = Vec::new();
+        for (id, attrs, geom, pos, net_name, name, pid, class) in pending {
+            // A window destroyed meanwhile answers with an error: skip it.
+            let (Ok(attrs), Ok(geom), Ok(pos)) = (attrs.reply(), geom.reply(), pos.reply()) else {
+                continue;
+            };
+            if attrs.map_state != MapState::VIEWABLE || attrs.override_redirect {
+                continue;
+            }
+            let text = |r: Option<x11rb::protocol::xproto::GetPropertyReply>| {
+                r.filter(|r| !r.value.is_empty())
+                    .map(|r| String::from_utf8_lossy(&r.value).into_owned())
+            };
+            let title = text(net_name.reply().ok())
+                .or_else(|| text(name.reply().ok()))
+                .unwrap_or_default();
+            let pid = pid
+                .reply()
+                .ok()
+                .and_then(|r| r.value32().and_then(|mut v| v.next()));
+            let class = class
+                .reply()
+                .ok()
+                .map(|r| {
+                    let parts: Vec<&[u8]> = r.value.split(|b| *b == 0).collect();
+                    String::from_utf8_lossy(parts.get(1).copied().unwrap_or_default()).into_owned()
+                })
+                .unwrap_or_default();
+            if title.is_empty() && class.is_empty() && pid.is_none() {
+                continue; // an anonymous helper window, not something a user sees as a window
+            }
+            out.push(XWindow {
+                id,
+                pid,
+                title,
+                class,
+                bounds: Rect::new(
+                    i32::from(pos.dst_x),
+                    i32::from(pos.dst_y),
+                    i32::from(geom.width),
+                    i32::from(geom.height),
+                ),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The top-level window with keyboard focus: `_NET_ACTIVE_WINDOW` under a window manager,
+    /// else the X input focus, else (focus follows the pointer) the window under the pointer.
+    pub fn focused(&self, tops: &[XWindow]) -> Option<u32> {
+        let is_top = |w: u32| tops.iter().any(|t| t.id == w);
+        if self.has_wm() {
+            let active = self
+                .conn
+                .get_property(
+                    false,
+                    self.root,
+                    self.atoms._NET_ACTIVE_WINDOW,
+                    AtomEnum::WINDOW,
+                    0,
+                    1,
+                )
+                .ok()?
+                .reply()
+                .ok()?
+                .value32()
+                .and_then(|mut v| v.next());
+            if let Some(w) = active.filter(|w| is_top(*w)) {
+                return Some(w);
+            }
+        }
+        let focus = self.conn.get_input_focus().ok()?.reply().ok()?.focus;
+        // 0 is None, 1 is PointerRoot: keyboard input goes to the window under the pointer.
+        if focus > 1 {
+            if let Some(top) = self.top_level_of(focus, &is_top) {
+                return Some(top);
+            }
+        }
+        let child = self.conn.query_pointer(self.root).ok()?.reply().ok()?.child;
+        (child != 0 && is_top(child)).then_some(child)
+    }
+
+    fn top_level_of(&self, mut w: u32, is_top: &impl Fn(u32) -> bool) -> Option<u32> {
+        for _ in 0..64 {
+            if is_top(w) {
+                return Some(w);
+            }
+            let tree = self.conn.query_tree(w).ok()?.reply().ok()?;
+            if tree.parent == 0 || tree.parent == self.root {
+                return None;
+            }
+            w = tree.parent;
+        }
+        None
+    }
+
+    /// Whether the server has an extension (e.g. `XTEST`, needed for synthesized input).
+    pub fn has_extension(&self, name: &str) -> bool {
+        self.conn
+            .query_extension(name.as_bytes())
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .is_some_and(|r| r.present)
+    }
+
+    /// Interns an atom (used by callers that need one we do not preload).
+    pub fn atom(&self, name: &str) -> Result<Atom> {
+        Ok(self
+            .conn
+            .intern_atom(false, name.as_bytes())
+            .map_err(x_err)?
+            .reply()
+            .map_err(x_err)?
+            .atom)
+    }
+}
+
+pub fn no_display() -> Error {
+    Error::new(
+        ErrorCode::NoDisplay,
+        "no X display: DISPLAY is not set and no sandbox is running",
+    )
+    .suggest("Run `desktop-cli sandbox up` to start a headless desktop, or set DISPLAY")
+}
+
+/// Waits until the root window of `display` carries `name` (at-spi-bus-launcher sets
+/// `AT_SPI_BUS` once the accessibility bus runs; Qt reads it, not the session bus).
+pub async fn wait_for_root_property(
+    display: &str,
+    cookie: &[u8],
+    name: &str,
+    deadline: Instant,
+) -> Result<()> {
+    let x = X::connect_with_cookie(display, cookie)?;
+    loop {
+        if x.root_string(name)?.is_some() {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            return Err(Error::new(
+                ErrorCode::SandboxFailed,
+                format!("the {name} root property never appeared"),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the system packages desktop-cli needs to build, run its sandbox and run its tests.
+# Debian/Ubuntu (apt). Safe to re-run: packages already present are skipped.
+set -euo pipefail
+
+# Runtime: a headless X server, a session bus, the AT-SPI bus and registry.
+RUNTIME=(xvfb dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils)
+# Real apps the tests and the demo drive: GTK3, Qt5, Chromium.
+APPS=(gtk-3-examples featherpad chromium fonts-liberation)
+# Peers the benchmark compares against (pyatspi, xdotool, ImageMagick) and test helpers.
+PEERS=(python3-pyatspi gir1.2-atspi-2.0 python3-gi xdotool imagemagick xclip)
+# Building: a C toolchain for crates with build scripts, curl for rustup.
+BUILD=(build-essential pkg-config ca-certificates curl)
+
+want=("${RUNTIME[@]}" "${APPS[@]}" "${PEERS[@]}" "${BUILD[@]}")
+if [ "${1:-}" = "--runtime-only" ]; then want=("${RUNTIME[@]}"); fi
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+else
+  echo "system packages: all present" >&2
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "installing the Rust toolchain (rustup)" >&2
+  curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >&2
+fi
