@@ -174,6 +174,17 @@ pub fn simplify(nodes: Vec<Node>) -> Vec<Node> {
     nodes
 }
 
+/// An element [`simplify`] drops or hoists whatever its value: structural, unnamed,
+/// undescribed, not interactive, in no notable state. Its bounds need not be fetched.
+pub fn is_pass_through(n: &Node) -> bool {
+    let notable = States::FOCUSED | States::SELECTED | States::CHECKED | States::EXPANDED;
+    n.name.is_empty()
+        && n.description.is_empty()
+        && !n.is_interactive()
+        && n.states.bits() & notable.bits() == 0
+        && (n.role.is_structural() || n.role.is_text())
+}
+
 fn simplify_decision(n: &Node) -> Keep {
     let says_something = !n.name.is_empty()
         || !n.description.is_empty()

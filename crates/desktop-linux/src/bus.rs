@@ -87,11 +87,14 @@ fn classify(name: &str, text: String) -> CallError {
     }
 }
 
-/// A connection with the timeout every call on it is bounded by.
+/// A connection with the timeout every call on it is bounded by, and optionally a direct
+/// (peer-to-peer) connection to one app that calls to that app take instead: it skips the
+/// bus daemon, which otherwise relays (and serializes) every one of hundreds of calls.
 #[derive(Clone, Debug)]
 pub struct Bus {
     pub conn: Connection,
     pub timeout: Duration,
+    peer: Option<(String, Connection)>,
 }
 
 impl Bus {
@@ -102,7 +105,45 @@ impl Bus {
         let conn = tokio::time::timeout(timeout, build)
             .await
             .map_err(|_| CallError::Timeout)??;
-        Ok(Bus { conn, timeout })
+        Ok(Bus {
+            conn,
+            timeout,
+            peer: None,
+        })
+    }
+
+    /// This bus plus a direct connection to the app `owner`, when the app offers one
+    /// (`Application.GetApplicationBusAddress`; GTK and Chromium do, Qt does not). Asking
+    /// also makes atk-bridge register its cache. Falls back to the bus alone.
+    pub async fn with_peer(&self, owner: &str) -> Result<Bus, CallError> {
+        let addr = match self
+            .call::<_, String>(
+                owner,
+                ROOT_PATH,
+                APPLICATION,
+                "GetApplicationBusAddress",
+                &(),
+            )
+            .await
+        {
+            Ok(a) if !a.is_empty() => a,
+            Err(CallError::Timeout) => return Err(CallError::Timeout),
+            _ => return Ok(self.clone()),
+        };
+        let build = async {
+            zbus::connection::Builder::address(addr.as_str())?
+                .p2p()
+                .build()
+                .await
+        };
+        match tokio::time::timeout(self.timeout, build).await {
+            Ok(Ok(peer)) => Ok(Bus {
+                conn: self.conn.clone(),
+                timeout: self.timeout,
+                peer: Some((owner.to_string(), peer)),
+            }),
+            _ => Ok(self.clone()),
+        }
     }
 
     /// Calls `method` and decodes the reply body as `R`.
@@ -118,9 +159,11 @@ impl Bus {
         B: serde::Serialize + DynamicType,
         R: DeserializeOwned + Type,
     {
-        let fut = self
-            .conn
-            .call_method(Some(dest), path, Some(iface), method, body);
+        let conn = match &self.peer {
+            Some((owner, peer)) if owner == dest => peer,
+            _ => &self.conn,
+        };
+        let fut = conn.call_method(Some(dest), path, Some(iface), method, body);
         let msg = tokio::time::timeout(self.timeout, fut)
             .await
             .map_err(|_| CallError::Timeout)??;

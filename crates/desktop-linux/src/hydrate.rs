@@ -3,7 +3,7 @@
 
 use crate::bus::{Bus, CallError, ACTION, COMPONENT, TEXT, VALUE};
 use crate::convert::format_number;
-use desktop_core::{Caps, Node, Rect, States};
+use desktop_core::{filter, Caps, Node, Rect, States};
 use futures_util::future::join_all;
 use zbus::zvariant::OwnedValue;
 
@@ -16,6 +16,8 @@ pub struct Want {
     pub bounds: bool,
     pub values: bool,
     pub actions: bool,
+    /// Skip elements the output will drop anyway (unnamed pass-through containers).
+    pub skip_pass_through: bool,
 }
 
 #[derive(Default)]
@@ -31,7 +33,15 @@ pub async fn hydrate(bus: &Bus, nodes: &mut [Node], want: Want) -> Result<(), Ca
     for n in nodes.iter() {
         n.walk(&mut |x| targets.push(x));
     }
-    let results = join_all(targets.iter().map(|n| fetch(bus, n, want))).await;
+    let skip = |n: &Node| want.skip_pass_through && filter::is_pass_through(n) && !has_value(n);
+    let results = join_all(targets.iter().map(|n| async move {
+        if skip(n) {
+            Ok(Fetched::default())
+        } else {
+            fetch(bus, n, want).await
+        }
+    }))
+    .await;
     let mut fetched = Vec::with_capacity(results.len());
     for r in results {
         match r {

@@ -212,7 +212,14 @@ pub async fn read_window(
         skip_hidden: filters.visible_only,
         ..tree::Limits::default()
     };
-    let (root, stats) = tree::read_subtree(&d.bus, &handle, limits)
+    let t = Instant::now();
+    let bus = d
+        .bus
+        .with_peer(&handle.owner)
+        .await
+        .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    timing.push(("peer", t.elapsed().as_secs_f64() * 1000.0));
+    let (root, stats) = tree::read_subtree(&bus, &handle, limits)
         .await
         .map_err(|e| app_error(e, &window.app, d.timeout))?;
     timing.push(("cache", stats.cache_ms));
@@ -225,8 +232,9 @@ pub async fn read_window(
         bounds: true,
         values: true,
         actions: true,
+        skip_pass_through: !filters.full,
     };
-    hydrate::hydrate(&d.bus, &mut nodes, want)
+    hydrate::hydrate(&bus, &mut nodes, want)
         .await
         .map_err(|e| app_error(e, &window.app, d.timeout))?;
     timing.push(("hydrate", t.elapsed().as_secs_f64() * 1000.0));

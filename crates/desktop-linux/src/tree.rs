@@ -74,7 +74,13 @@ pub async fn read_subtree(
 ) -> Result<(Node, Stats), CallError> {
     let mut stats = Stats::default();
     let t = Instant::now();
-    let cache = load_cache(bus, &root.owner).await?;
+    let (cache, toolkit) = tokio::join!(
+        load_cache(bus, &root.owner),
+        bus.string_property(&root.owner, ROOT_PATH, APPLICATION, "ToolkitName")
+    );
+    let cache = cache?;
+    // Qt 5 crashes on Properties.GetAll: use it only with toolkits known to handle it.
+    let get_all = toolkit.is_ok_and(|t| GET_ALL_SAFE.iter().any(|k| t.eq_ignore_ascii_case(k)));
     stats.cache_ms = ms(t);
     stats.cache_items = cache.as_ref().map_or(0, Vec::len);
 
@@ -96,7 +102,7 @@ pub async fn read_subtree(
         }
         None => {
             // No usable cache: fetch the root itself, then walk.
-            let node = fetch_node(bus, root.clone()).await?;
+            let node = fetch_node(bus, root.clone(), get_all).await?;
             arena.push(Slot {
                 node,
                 children: Vec::new(),
@@ -107,7 +113,13 @@ pub async fn read_subtree(
             }
         }
     }
-    stats.walked = walk(bus, index.as_ref(), &mut arena, frontier, limits).await?;
+    let walker = Walker {
+        bus,
+        ix: index.as_ref(),
+        limits,
+        get_all,
+    };
+    stats.walked = walker.walk(&mut arena, frontier).await?;
     stats.walk_ms = ms(t);
     Ok((assemble(&mut arena, 0), stats))
 }
@@ -232,100 +244,123 @@ fn wants_children(slot: &Slot, limits: Limits) -> bool {
         && (!limits.skip_hidden || slot.node.states.contains(States::SHOWING) || slot.depth == 0)
 }
 
-/// Walks down from `frontier`, one level per round trip; children found in the cache are
-/// taken from it. Returns the number of nodes fetched by calls.
-async fn walk(
-    bus: &Bus,
-    ix: Option<&Index<'_>>,
-    arena: &mut Vec<Slot>,
-    mut frontier: Vec<usize>,
+/// Toolkits whose `Properties.GetAll` is safe to call (Qt 5's crashes the app).
+const GET_ALL_SAFE: &[&str] = &["GTK", "GAIL", "Chromium", "Gecko", "WebKitGTK"];
+
+struct Walker<'a, 'c> {
+    bus: &'a Bus,
+    ix: Option<&'a Index<'c>>,
     limits: Limits,
-) -> Result<usize, CallError> {
-    let mut fetched = 0;
-    while !frontier.is_empty() {
-        let lists = join_all(frontier.iter().map(|&i| {
-            let h = &arena[i].node.handle;
-            bus.call::<_, Vec<Ref>>(&h.owner, &h.path, ACCESSIBLE, "GetChildren", &())
-        }))
-        .await;
-        let mut wanted: Vec<(usize, Handle)> = Vec::new();
-        let mut next = Vec::new();
-        for (&parent, list) in frontier.iter().zip(lists) {
-            let list = match list {
-                Ok(list) => list,
-                Err(CallError::Timeout) => return Err(CallError::Timeout),
-                Err(_) => continue, // gone meanwhile: keep what we have
-            };
-            let cap = if arena[parent]
-                .node
-                .states
-                .contains(States::MANAGES_DESCENDANTS)
-            {
-                limits.managed_cap
-            } else {
-                usize::MAX
-            };
-            for (owner, path) in list.into_iter().take(cap) {
-                let owner = if owner.is_empty() {
-                    arena[parent].node.handle.owner.clone()
-                } else {
-                    owner
+    get_all: bool,
+}
+
+impl Walker<'_, '_> {
+    /// Walks down from `frontier`, one level per round trip; children found in the cache are
+    /// taken from it. Returns the number of nodes fetched by calls.
+    async fn walk(
+        &self,
+        arena: &mut Vec<Slot>,
+        mut frontier: Vec<usize>,
+    ) -> Result<usize, CallError> {
+        let (bus, ix, limits) = (self.bus, self.ix, self.limits);
+        let mut fetched = 0;
+        while !frontier.is_empty() {
+            let lists = join_all(frontier.iter().map(|&i| {
+                let h = &arena[i].node.handle;
+                bus.call::<_, Vec<Ref>>(&h.owner, &h.path, ACCESSIBLE, "GetChildren", &())
+            }))
+            .await;
+            let mut wanted: Vec<(usize, Handle)> = Vec::new();
+            let mut next = Vec::new();
+            for (&parent, list) in frontier.iter().zip(lists) {
+                let list = match list {
+                    Ok(list) => list,
+                    Err(CallError::Timeout) => return Err(CallError::Timeout),
+                    Err(_) => continue, // gone meanwhile: keep what we have
                 };
-                let depth = arena[parent].depth + 1;
-                let cached = ix.and_then(|ix| {
-                    build_from_cache(ix, path.as_str(), &owner, depth, limits, arena, &mut next)
-                });
-                match cached {
-                    Some(c) => arena[parent].children.push(c),
-                    None => wanted.push((
-                        parent,
-                        Handle {
-                            owner,
-                            path: path.as_str().to_string(),
-                        },
-                    )),
+                let cap = if arena[parent]
+                    .node
+                    .states
+                    .contains(States::MANAGES_DESCENDANTS)
+                {
+                    limits.managed_cap
+                } else {
+                    usize::MAX
+                };
+                for (owner, path) in list.into_iter().take(cap) {
+                    let owner = if owner.is_empty() {
+                        arena[parent].node.handle.owner.clone()
+                    } else {
+                        owner
+                    };
+                    let depth = arena[parent].depth + 1;
+                    let cached = ix.and_then(|ix| {
+                        build_from_cache(ix, path.as_str(), &owner, depth, limits, arena, &mut next)
+                    });
+                    match cached {
+                        Some(c) => arena[parent].children.push(c),
+                        None => wanted.push((
+                            parent,
+                            Handle {
+                                owner,
+                                path: path.as_str().to_string(),
+                            },
+                        )),
+                    }
                 }
             }
-        }
-        let nodes = join_all(wanted.iter().map(|(_, h)| fetch_node(bus, h.clone()))).await;
-        for ((parent, _), node) in wanted.into_iter().zip(nodes) {
-            let node = match node {
-                Ok(n) => n,
-                Err(CallError::Timeout) => return Err(CallError::Timeout),
-                Err(_) => continue,
-            };
-            fetched += 1;
-            let idx = arena.len();
-            arena.push(Slot {
-                node,
-                children: Vec::new(),
-                depth: arena[parent].depth + 1,
-            });
-            arena[parent].children.push(idx);
-            if wants_children(&arena[idx], limits) {
-                next.push(idx);
+            let nodes = join_all(
+                wanted
+                    .iter()
+                    .map(|(_, h)| fetch_node(bus, h.clone(), self.get_all)),
+            )
+            .await;
+            for ((parent, _), node) in wanted.into_iter().zip(nodes) {
+                let node = match node {
+                    Ok(n) => n,
+                    Err(CallError::Timeout) => return Err(CallError::Timeout),
+                    Err(_) => continue,
+                };
+                fetched += 1;
+                let idx = arena.len();
+                arena.push(Slot {
+                    node,
+                    children: Vec::new(),
+                    depth: arena[parent].depth + 1,
+                });
+                arena[parent].children.push(idx);
+                if wants_children(&arena[idx], limits) {
+                    next.push(idx);
+                }
             }
+            frontier = next;
         }
-        frontier = next;
+        Ok(fetched)
     }
-    Ok(fetched)
 }
 
 /// Role, states, interfaces, name, description and child count of one object: four calls
-/// in flight together.
-async fn fetch_node(bus: &Bus, handle: Handle) -> Result<Node, CallError> {
+/// in flight together (six where `GetAll` is unsafe).
+async fn fetch_node(bus: &Bus, handle: Handle, get_all: bool) -> Result<Node, CallError> {
     let (o, p) = (handle.owner.as_str(), handle.path.as_str());
     let (role, states, ifaces, props) = tokio::join!(
         bus.call::<_, u32>(o, p, ACCESSIBLE, "GetRole", &()),
         bus.call::<_, Vec<u32>>(o, p, ACCESSIBLE, "GetState", &()),
         bus.call::<_, Vec<String>>(o, p, ACCESSIBLE, "GetInterfaces", &()),
-        bus.call::<_, HashMap<String, OwnedValue>>(
-            o,
-            p,
-            crate::bus::PROPERTIES,
-            "GetAll",
-            &(ACCESSIBLE,)
-        ),
+        async {
+            if get_all {
+                bus.call::<_, HashMap<String, OwnedValue>>(
+                    o,
+                    p,
+                    crate::bus::PROPERTIES,
+                    "GetAll",
+                    &(ACCESSIBLE,),
+                )
+                .await
+            } else {
+                single_props(bus, o, p).await
+            }
+        },
     );
     let st = convert::state_set(&states?);
     let role = convert::role(convert::role_number(role?), st);

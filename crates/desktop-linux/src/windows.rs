@@ -44,7 +44,11 @@ pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<Window
             let win = WindowInfo {
                 app: app.name.clone(),
                 pid: app.pid,
-                title: f.name.clone(),
+                // Some toolkits leave the frame unnamed; the X title is what a user sees then.
+                title: match x {
+                    Some(x) if f.name.is_empty() => x.title.clone(),
+                    _ => f.name.clone(),
+                },
                 id: x.map(|x| u64::from(x.id)),
                 bounds: x.map(|x| x.bounds).or(f.bounds),
                 focused: match (x, focused) {

@@ -2,11 +2,20 @@
 
 use super::{connect, Rendered};
 use crate::cli::{Global, ListArgs};
+use desktop_core::{AppList, WindowList};
 use desktop_core::{Desktop, Result, Target};
-use serde_json::Value;
+use serde::Serialize;
 use std::fmt::Write as _;
 
-pub async fn run(g: &Global, args: ListArgs) -> Result<Rendered<Value>> {
+/// `data` of `list`: windows, or apps with `--apps`.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum ListData {
+    Windows(WindowList),
+    Apps(AppList),
+}
+
+pub async fn run(g: &Global, args: ListArgs) -> Result<Rendered<ListData>> {
     let d = connect(g).await?;
     if args.apps {
         let mut list = d.apps().await?;
@@ -30,7 +39,7 @@ pub async fn run(g: &Global, args: ListArgs) -> Result<Rendered<Value>> {
             );
         }
         return Ok(Rendered {
-            data: to_value(&list)?,
+            data: ListData::Apps(list),
             text: Some(text),
         });
     }
@@ -69,11 +78,7 @@ pub async fn run(g: &Global, args: ListArgs) -> Result<Rendered<Value>> {
         );
     }
     Ok(Rendered {
-        data: to_value(&list)?,
+        data: ListData::Windows(list),
         text: Some(text),
     })
-}
-
-fn to_value<T: serde::Serialize>(v: &T) -> Result<Value> {
-    serde_json::to_value(v).map_err(|e| desktop_core::Error::internal(e.to_string()))
 }
