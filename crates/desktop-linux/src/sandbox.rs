@@ -78,6 +78,15 @@ impl Sandbox {
         env
     }
 
+    /// Where detached programs started in this sandbox write their output.
+    pub fn app_log(&self) -> Stdio {
+        fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir.join("apps.log"))
+            .map_or_else(|_| Stdio::null(), Stdio::from)
+    }
+
     /// Stops every process this sandbox started and removes its directory.
     pub fn stop(&self) {
         procs::terminate(&self.procs, self.procs.first(), Duration::from_secs(2));
@@ -176,8 +185,11 @@ pub async fn up(opts: &UpOptions) -> Result<Sandbox> {
         .mode(0o700)
         .create(&root)
         .map_err(|e| io_error("cannot create the sandbox directory", &root, e))?;
-    let staging = root.join(format!("starting-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&staging);
+    // The directory name is fixed before Xvfb starts: Xvfb re-reads its -auth file by path.
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let staging = root.join(format!("sb-{}-{stamp:x}", std::process::id()));
     fs::DirBuilder::new()
         .mode(0o700)
         .create(&staging)
@@ -185,7 +197,7 @@ pub async fn up(opts: &UpOptions) -> Result<Sandbox> {
     let deadline = Instant::now() + opts.timeout;
 
     let mut started: Vec<Proc> = Vec::new();
-    let result = start_all(opts, &root, &staging, deadline, &mut started).await;
+    let result = start_all(opts, &staging, deadline, &mut started).await;
     if result.is_err() {
         procs::terminate(&started, started.first(), Duration::from_secs(1));
         let _ = fs::remove_dir_all(&staging);
@@ -195,24 +207,23 @@ pub async fn up(opts: &UpOptions) -> Result<Sandbox> {
 
 async fn start_all(
     opts: &UpOptions,
-    root: &Path,
-    staging: &Path,
+    dir: &Path,
     deadline: Instant,
     started: &mut Vec<Proc>,
 ) -> Result<Sandbox> {
-    // X server: a random cookie so no other local user can read or drive the screen;
-    // -displayfd lets Xvfb claim the first free display itself, with no race.
-    let cookie = random_cookie()?;
-    let xauth = staging.join("Xauthority");
-    write_xauthority(&xauth, &cookie)
-        .map_err(|e| io_error("cannot write Xauthority", &xauth, e))?;
-    let display_file = staging.join("display");
     let log = |name: &str| -> Result<Stdio> {
-        let path = staging.join(format!("{name}.log"));
+        let path = dir.join(format!("{name}.log"));
         fs::File::create(&path)
             .map(Stdio::from)
             .map_err(|e| io_error("cannot create a log", &path, e))
     };
+
+    // X server: a random cookie so no other local user can read or drive the screen;
+    // -displayfd lets Xvfb claim the first free display itself, with no race.
+    let cookie = random_cookie()?;
+    let xauth = dir.join("Xauthority");
+    write_xauthority(&xauth, &cookie)
+        .map_err(|e| io_error("cannot write Xauthority", &xauth, e))?;
     let xvfb = Command::new(XVFB)
         .args([
             "-displayfd",
@@ -227,42 +238,29 @@ async fn start_all(
         .arg("-auth")
         .arg(&xauth)
         .stdin(Stdio::null())
-        .stdout(
-            fs::File::create(&display_file)
-                .map_err(|e| io_error("cannot create a file", &display_file, e))?,
-        )
+        .stdout(log("display")?)
         .stderr(log("xvfb")?)
         .process_group(0)
         .spawn()
         .map_err(|e| missing(XVFB, &e))?;
     let pgid = xvfb.id();
     started.push(record("Xvfb", pgid)?);
+    let xvfb_proc = started[0].clone();
+    let display_log = dir.join("display.log");
     let display = wait_for(
         deadline,
         "Xvfb to report its display",
         || {
-            let text = fs::read_to_string(&display_file).ok()?;
+            let text = fs::read_to_string(&display_log).ok()?;
             text.ends_with('\n')
                 .then(|| text.trim().parse::<u32>().ok())
                 .flatten()
         },
-        || started[0].alive(),
-        staging.join("xvfb.log"),
+        || xvfb_proc.alive(),
+        dir.join("xvfb.log"),
     )
     .await?;
-
-    // Move to the display's own directory now that the number is known.
-    let dir = root.join(display.to_string());
-    let _ = fs::remove_dir_all(&dir);
-    fs::rename(staging, &dir)
-        .map_err(|e| io_error("cannot rename the sandbox directory", &dir, e))?;
-    let xauth = dir.join("Xauthority");
-    let log = |name: &str| -> Result<Stdio> {
-        let path = dir.join(format!("{name}.log"));
-        fs::File::create(&path)
-            .map(Stdio::from)
-            .map_err(|e| io_error("cannot create a log", &path, e))
-    };
+    let pgid = i32::try_from(pgid).map_err(|_| Error::internal("pid out of range"))?;
 
     // Private session bus on a socket inside the sandbox directory.
     let bus_path = dir.join("bus");
@@ -273,7 +271,7 @@ async fn start_all(
         .stdin(Stdio::null())
         .stdout(log("dbus")?)
         .stderr(log("dbus-err")?)
-        .process_group(pgid as i32)
+        .process_group(pgid)
         .spawn()
         .map_err(|e| missing(DBUS_DAEMON, &e))?;
     started.push(record("dbus-daemon", dbus.id())?);
@@ -288,7 +286,8 @@ async fn start_all(
     .await?;
 
     // The AT-SPI bus launcher: starts the accessibility bus, publishes it as org.a11y.Bus
-    // and in the AT_SPI_BUS root-window property (which Qt needs).
+    // and in the AT_SPI_BUS root-window property (which Qt needs). Its XDG_RUNTIME_DIR
+    // is the sandbox directory, so the bus socket lives there too.
     let launcher = BUS_LAUNCHER
         .iter()
         .find(|p| Path::new(p).exists())
@@ -304,10 +303,11 @@ async fn start_all(
         .env("DISPLAY", &display_name)
         .env("XAUTHORITY", &xauth)
         .env("DBUS_SESSION_BUS_ADDRESS", &bus_address)
+        .env("XDG_RUNTIME_DIR", dir)
         .stdin(Stdio::null())
         .stdout(log("at-spi")?)
         .stderr(log("at-spi-err")?)
-        .process_group(pgid as i32)
+        .process_group(pgid)
         .spawn()
         .map_err(|e| missing(launcher, &e))?;
     started.push(record("at-spi-bus-launcher", atspi.id())?);
@@ -321,25 +321,26 @@ async fn start_all(
                 ErrorCode::SandboxFailed,
                 format!("the accessibility bus did not come up: {}", e.message),
             )
+            .detail(fs::read_to_string(dir.join("at-spi-err.log")).unwrap_or_default())
         })?;
-    let (w, h) = (
-        opts.size.split('x').next().unwrap_or("?"),
-        opts.size.split('x').nth(1).unwrap_or("?"),
-    );
+    crate::x11::wait_for_root_property(&display_name, &cookie, "AT_SPI_BUS", deadline).await?;
+    let mut dims = opts.size.split('x');
     let sandbox = Sandbox {
         display,
-        dir: dir.clone(),
+        dir: dir.to_path_buf(),
         xauthority: xauth,
         bus_address,
         a11y_bus_address,
-        size: format!("{w}x{h}"),
+        size: format!(
+            "{}x{}",
+            dims.next().unwrap_or("?"),
+            dims.next().unwrap_or("?")
+        ),
         started: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
         procs: started.clone(),
     };
-    crate::x11::wait_for_root_property(&sandbox.display_name(), &cookie, "AT_SPI_BUS", deadline)
-        .await?;
     sandbox.save()?;
     Ok(sandbox)
 }

@@ -101,6 +101,18 @@ async fn set_enabled(bus: &Bus) -> Result<(), CallError> {
     .await
 }
 
+async fn has_owner(bus: &Bus, name: &str) -> bool {
+    bus.call::<_, bool>(
+        "org.freedesktop.DBus",
+        "/org/freedesktop/DBus",
+        "org.freedesktop.DBus",
+        "NameHasOwner",
+        &(name,),
+    )
+    .await
+    .unwrap_or(false)
+}
+
 /// For a fresh sandbox: waits until `org.a11y.Bus` answers on `bus_address`, switches
 /// accessibility on, and returns the accessibility bus address.
 pub async fn enable_accessibility(bus_address: &str, deadline: Instant) -> Result<String> {
@@ -111,6 +123,13 @@ pub async fn enable_accessibility(bus_address: &str, deadline: Instant) -> Resul
             .max(Duration::from_millis(50));
         match Bus::open(bus_address, left).await {
             Ok(bus) => {
+                // Asking before the launcher owns the name would make the bus daemon start
+                // a second launcher by D-Bus activation.
+                if !has_owner(&bus, A11Y_BUS).await {
+                    last = "org.a11y.Bus has no owner yet".into();
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    continue;
+                }
                 match bus
                     .call::<_, String>(A11Y_BUS, A11Y_PATH, A11Y_BUS, "GetAddress", &())
                     .await

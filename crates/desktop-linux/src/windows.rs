@@ -39,6 +39,10 @@ pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<Window
                 .or_else(|| (candidates.len() == 1).then(|| candidates[0]));
             if let Some(i) = best {
                 claimed[i] = true;
+            } else if !xwins.is_empty() && f.name.is_empty() {
+                // With X present, an unnamed frame no X window shows is a hidden popup
+                // that still claims SHOWING (Chromium's omnibox popups do).
+                continue;
             }
             let x = best.map(|i| &xwins[i]);
             let win = WindowInfo {

@@ -190,7 +190,8 @@ async fn run_in(
             command.process_group(leader.pid);
         }
         command.stdin(std::process::Stdio::null());
-        command.stdout(std::process::Stdio::null());
+        command.stdout(sb.app_log());
+        command.stderr(sb.app_log());
         return match command.spawn() {
             Ok(child) => out.ok(
                 "sandbox-run",
