@@ -56,7 +56,7 @@ pub fn retain(
 /// Drops what is hidden and what lies below `--depth`, before anything else is fetched.
 pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
     let nodes = cut_depth(nodes, f.depth.unwrap_or(u32::MAX), 1);
-    let mut nodes = if f.visible_only {
+    let nodes = if f.visible_only {
         retain(nodes, 1, &mut |n, _| {
             if n.states.contains(States::SHOWING) {
                 Keep::Node
@@ -67,6 +67,9 @@ pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
     } else {
         nodes
     };
+    // Labels first, so a button whose name lives in a text child keeps it through
+    // `--roles` and `-i`, which would drop the child.
+    let mut nodes = if f.full { nodes } else { absorb_all(nodes) };
     if let Some(roles) = &f.roles {
         nodes = retain(nodes, 1, &mut |n, _| {
             if roles.contains(&n.role) {
@@ -155,7 +158,8 @@ pub fn keep_within(nodes: Vec<Node>, area: Rect) -> Vec<Node> {
 
 pub fn matches_text(n: &Node, needle_lower: &str) -> bool {
     let hit = |s: &str| !s.is_empty() && s.to_lowercase().contains(needle_lower);
-    hit(&n.name) || hit(&n.description) || n.value.as_deref().is_some_and(hit)
+    // A secure element's value must not be discoverable by probing with --text.
+    hit(&n.name) || hit(&n.description) || (!n.is_secure() && n.value.as_deref().is_some_and(hit))
 }
 
 fn may_have_value(n: &Node) -> bool {
@@ -167,7 +171,10 @@ fn may_have_value(n: &Node) -> bool {
 /// (their children move up), text that repeats its parent's label, and empty leaves.
 /// A control with no name whose only child is a text label takes the label as its name.
 pub fn simplify(nodes: Vec<Node>) -> Vec<Node> {
-    let mut nodes = retain(nodes, 1, &mut |n, _| simplify_decision(n));
+    absorb_all(retain(nodes, 1, &mut |n, _| simplify_decision(n)))
+}
+
+fn absorb_all(mut nodes: Vec<Node>) -> Vec<Node> {
     for n in &mut nodes {
         absorb_labels(n);
     }
