@@ -25,7 +25,10 @@ fn run() -> i32 {
         format: cli.global.format,
     };
     // Before any thread exists: adopting a sandbox sets this process's environment.
-    desktop_linux::session::adopt_sandbox();
+    // `sandbox` commands manage sandboxes themselves and must not inherit one's addresses.
+    if !matches!(cli.command, cli::Command::Sandbox(_)) {
+        desktop_linux::session::adopt_sandbox();
+    }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

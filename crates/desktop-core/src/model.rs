@@ -71,6 +71,9 @@ pub struct WindowList {
     pub windows: Vec<WindowInfo>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unresponsive: Vec<Unresponsive>,
+    /// Names of every accessible app, for error messages; not part of `data`.
+    #[serde(skip)]
+    pub app_names: Vec<String>,
 }
 
 /// `data` of `list --apps`.

@@ -25,33 +25,77 @@ const SECRET: &str = "hunter2-secret";
 
 fn fixture() -> Vec<Node> {
     vec![
-        el(Role::Group, "", (0, 0, 400, 300), vec![
-            el(Role::Text, "Username", (10, 10, 80, 20), vec![]),
-            with(el(Role::Input, "Username", (100, 10, 200, 20), vec![]), |n| {
-                n.value = Some("alice".into());
-                n.caps = Caps::EDITABLE_TEXT | Caps::TEXT;
-                n.states.insert(States::FOCUSED | States::EDITABLE);
-            }),
-            with(el(Role::Password, "Password", (100, 40, 200, 20), vec![]), |n| {
-                n.value = Some(SECRET.into());
-                n.states.insert(States::SECURE);
-            }),
-            el(Role::Button, "", (100, 70, 80, 24), vec![el(Role::Text, "Sign in", (110, 72, 60, 20), vec![])]),
-            el(Role::Link, "Help", (200, 70, 40, 20), vec![el(Role::Text, "Help", (200, 70, 40, 20), vec![])]),
-        ]),
-        el(Role::Group, "Options", (0, 300, 400, 100), vec![
-            with(el(Role::CheckBox, "Remember me", (10, 310, 120, 20), vec![]), |n| n.states.insert(States::CHECKED)),
-            el(Role::Image, "", (150, 310, 16, 16), vec![]),
-            with(el(Role::Button, "Disabled", (200, 310, 80, 24), vec![]), |n| {
-                n.states.insert(States::DISABLED);
-                n.actions = vec!["click".into(), "menu".into()];
-            }),
-        ]),
-        el(Role::Scroll, "", (0, 400, 400, 200), vec![el(Role::List, "Fruits", (0, 400, 400, 200), vec![
-            el(Role::Item, "Apple", (0, 400, 400, 20), vec![]),
-            el(Role::Item, "Scrolled away", (0, -500, 400, 20), vec![]),
-            with(el(Role::Item, "Hidden", (0, 440, 400, 20), vec![]), |n| n.states = States::empty()),
-        ])]),
+        el(
+            Role::Group,
+            "",
+            (0, 0, 400, 300),
+            vec![
+                el(Role::Text, "Username", (10, 10, 80, 20), vec![]),
+                with(
+                    el(Role::Input, "Username", (100, 10, 200, 20), vec![]),
+                    |n| {
+                        n.value = Some("alice".into());
+                        n.caps = Caps::EDITABLE_TEXT | Caps::TEXT;
+                        n.states.insert(States::FOCUSED | States::EDITABLE);
+                    },
+                ),
+                with(
+                    el(Role::Password, "Password", (100, 40, 200, 20), vec![]),
+                    |n| {
+                        n.value = Some(SECRET.into());
+                        n.states.insert(States::SECURE);
+                    },
+                ),
+                el(
+                    Role::Button,
+                    "",
+                    (100, 70, 80, 24),
+                    vec![el(Role::Text, "Sign in", (110, 72, 60, 20), vec![])],
+                ),
+                el(
+                    Role::Link,
+                    "Help",
+                    (200, 70, 40, 20),
+                    vec![el(Role::Text, "Help", (200, 70, 40, 20), vec![])],
+                ),
+            ],
+        ),
+        el(
+            Role::Group,
+            "Options",
+            (0, 300, 400, 100),
+            vec![
+                with(
+                    el(Role::CheckBox, "Remember me", (10, 310, 120, 20), vec![]),
+                    |n| n.states.insert(States::CHECKED),
+                ),
+                el(Role::Image, "", (150, 310, 16, 16), vec![]),
+                with(
+                    el(Role::Button, "Disabled", (200, 310, 80, 24), vec![]),
+                    |n| {
+                        n.states.insert(States::DISABLED);
+                        n.actions = vec!["click".into(), "menu".into()];
+                    },
+                ),
+            ],
+        ),
+        el(
+            Role::Scroll,
+            "",
+            (0, 400, 400, 200),
+            vec![el(
+                Role::List,
+                "Fruits",
+                (0, 400, 400, 200),
+                vec![
+                    el(Role::Item, "Apple", (0, 400, 400, 20), vec![]),
+                    el(Role::Item, "Scrolled away", (0, -500, 400, 20), vec![]),
+                    with(el(Role::Item, "Hidden", (0, 440, 400, 20), vec![]), |n| {
+                        n.states = States::empty()
+                    }),
+                ],
+            )],
+        ),
     ]
 }
 
@@ -67,13 +111,20 @@ fn run(f: &Filters) -> Vec<Node> {
     let screen = Rect::new(0, 0, 1280, 800);
     let nodes = filter::structural(fixture(), f);
     let nodes = filter::spatial_and_text(nodes, f, Some(screen));
-    let mut nodes = if f.full { nodes } else { filter::simplify(nodes) };
+    let mut nodes = if f.full {
+        nodes
+    } else {
+        filter::simplify(nodes)
+    };
     filter::number_and_cap(&mut nodes, f.max_elements);
     nodes
 }
 
 fn visible() -> Filters {
-    Filters { visible_only: true, ..Filters::default() }
+    Filters {
+        visible_only: true,
+        ..Filters::default()
+    }
 }
 
 #[test]
@@ -82,8 +133,16 @@ fn simplify_drops_wrappers_repeats_and_empty_leaves() {
     assert_eq!(
         names(&out),
         [
-            "txt Username", "input Username", "pwd Password", "btn Sign in", "lnk Help", "group Options",
-            "chk Remember me", "btn Disabled", "list Fruits", "item Apple",
+            "txt Username",
+            "input Username",
+            "pwd Password",
+            "btn Sign in",
+            "lnk Help",
+            "group Options",
+            "chk Remember me",
+            "btn Disabled",
+            "list Fruits",
+            "item Apple",
         ]
     );
     let ids: Vec<u32> = {
@@ -93,28 +152,48 @@ fn simplify_drops_wrappers_repeats_and_empty_leaves() {
         }
         v
     };
-    assert_eq!(ids, (1..=10).collect::<Vec<_>>(), "ids are dense, in pre-order");
+    assert_eq!(
+        ids,
+        (1..=10).collect::<Vec<_>>(),
+        "ids are dense, in pre-order"
+    );
 }
 
 #[test]
 fn full_keeps_everything_visible() {
-    let out = run(&Filters { full: true, ..visible() });
+    let out = run(&Filters {
+        full: true,
+        ..visible()
+    });
     let all = names(&out);
-    assert!(all.contains(&"group ".to_string()), "unnamed group kept: {all:?}");
+    assert!(
+        all.contains(&"group ".to_string()),
+        "unnamed group kept: {all:?}"
+    );
     assert!(all.contains(&"img ".to_string()));
-    assert!(!all.iter().any(|n| n.contains("Hidden") || n.contains("Scrolled")), "{all:?}");
+    assert!(
+        !all.iter()
+            .any(|n| n.contains("Hidden") || n.contains("Scrolled")),
+        "{all:?}"
+    );
 }
 
 #[test]
 fn visible_only_false_keeps_hidden_and_offscreen() {
     let out = run(&Filters::default());
     let all = names(&out).join("|");
-    assert!(all.contains("Hidden") && all.contains("Scrolled away"), "{all}");
+    assert!(
+        all.contains("Hidden") && all.contains("Scrolled away"),
+        "{all}"
+    );
 }
 
 #[test]
 fn password_value_never_rendered() {
-    let out = run(&Filters { full: true, ..Filters::default() });
+    let out = run(&Filters {
+        full: true,
+        ..Filters::default()
+    });
     let json = serde_json::to_string(&Tree(&out)).unwrap();
     let flat = serde_json::to_string(&Flat(&out)).unwrap();
     let text = text_tree(&out);
@@ -129,22 +208,35 @@ fn password_value_never_rendered() {
 
 #[test]
 fn roles_keep_matches_and_hoist_the_rest() {
-    let f = Filters { roles: Some(vec![Role::Button, Role::Link]), ..visible() };
+    let f = Filters {
+        roles: Some(vec![Role::Button, Role::Link]),
+        ..visible()
+    };
     let out = run(&f);
     assert_eq!(names(&out), ["btn Sign in", "lnk Help", "btn Disabled"]);
-    assert!(out.iter().all(|n| n.children.is_empty()), "matches are hoisted to the top");
+    assert!(
+        out.iter().all(|n| n.children.is_empty()),
+        "matches are hoisted to the top"
+    );
 }
 
 #[test]
 fn depth_cuts_below_the_level() {
-    let out = run(&Filters { depth: Some(1), full: true, ..visible() });
+    let out = run(&Filters {
+        depth: Some(1),
+        full: true,
+        ..visible()
+    });
     assert_eq!(names(&out), ["group ", "group Options", "scroll "]);
 }
 
 #[test]
 fn bbox_keeps_only_intersecting_leaves() {
     let bbox = Rect::new(90, 0, 220, 65);
-    let out = run(&Filters { bbox: Some(bbox), ..visible() });
+    let out = run(&Filters {
+        bbox: Some(bbox),
+        ..visible()
+    });
     assert_eq!(names(&out), ["input Username", "pwd Password"]);
     for n in &out {
         n.walk(&mut |x| {
@@ -157,35 +249,60 @@ fn bbox_keeps_only_intersecting_leaves() {
 
 #[test]
 fn text_keeps_matches_with_ancestors() {
-    let out = run(&Filters { text: Some("REMEMBER".into()), ..visible() });
+    let out = run(&Filters {
+        text: Some("REMEMBER".into()),
+        ..visible()
+    });
     assert_eq!(names(&out), ["group Options", "chk Remember me"]);
-    let by_value = run(&Filters { text: Some("alic".into()), ..visible() });
+    let by_value = run(&Filters {
+        text: Some("alic".into()),
+        ..visible()
+    });
     assert_eq!(names(&by_value), ["input Username"]);
-    let secret = run(&Filters { text: Some("hunter2".into()), ..visible() });
+    let secret = run(&Filters {
+        text: Some("hunter2".into()),
+        ..visible()
+    });
     assert!(secret.is_empty(), "a password never matches by value");
 }
 
 #[test]
 fn interactive_keeps_controls_and_named_containers() {
-    let out = run(&Filters { interactive: true, ..visible() });
+    let out = run(&Filters {
+        interactive: true,
+        ..visible()
+    });
     assert_eq!(
         names(&out),
         [
-            "input Username", "pwd Password", "btn Sign in", "lnk Help", "group Options", "chk Remember me",
-            "btn Disabled", "list Fruits", "item Apple",
+            "input Username",
+            "pwd Password",
+            "btn Sign in",
+            "lnk Help",
+            "group Options",
+            "chk Remember me",
+            "btn Disabled",
+            "list Fruits",
+            "item Apple",
         ]
     );
 }
 
 #[test]
 fn max_elements_truncates_in_order_and_counts_all() {
-    let f = Filters { max_elements: Some(3), ..visible() };
+    let f = Filters {
+        max_elements: Some(3),
+        ..visible()
+    };
     let nodes = filter::structural(fixture(), &f);
     let screen = Rect::new(0, 0, 1280, 800);
     let mut nodes = filter::simplify(filter::spatial_and_text(nodes, &f, Some(screen)));
     let total = filter::number_and_cap(&mut nodes, Some(3));
     assert_eq!(total, 10);
-    assert_eq!(names(&nodes), ["txt Username", "input Username", "pwd Password"]);
+    assert_eq!(
+        names(&nodes),
+        ["txt Username", "input Username", "pwd Password"]
+    );
 }
 
 #[test]

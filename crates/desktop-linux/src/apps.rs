@@ -14,6 +14,9 @@ pub struct App {
     pub name: String,
     pub pid: u32,
     pub frames: Vec<Frame>,
+    /// False when the query's name did not match: the app is listed (its name helps error
+    /// messages, its pid keeps its X windows from looking inaccessible) but was not asked more.
+    pub matched: bool,
 }
 
 /// A top-level accessible window of an app.
@@ -88,15 +91,17 @@ async fn one(bus: &Bus, bus_name: &str, q: &AppQuery) -> Option<Result<App, Unre
         }
         Err(_) => return None,
     };
-    if q.name.as_deref().is_some_and(|w| !name_matches(&name, w)) {
-        return None;
-    }
+    let matched = q.name.as_deref().is_none_or(|w| name_matches(&name, w));
     let mut app = App {
         bus_name: bus_name.to_string(),
         name,
         pid,
         frames: Vec::new(),
+        matched,
     };
+    if !matched {
+        return Some(Ok(app));
+    }
     if q.frames {
         match frames(bus, bus_name).await {
             Ok(f) => app.frames = f,

@@ -136,7 +136,9 @@ pub fn states(st: StateSet, role: &Role) -> States {
     if *role == Role::Toggle && st.contains(S::Pressed) {
         out.insert(States::CHECKED);
     }
-    let usable = st.contains(S::Enabled) && st.contains(S::Sensitive);
+    // GTK drops ENABLED (but keeps SENSITIVE) on an inconsistent check box that still
+    // responds; an insensitive widget lacks both.
+    let usable = st.contains(S::Enabled) || st.contains(S::Sensitive);
     if !usable && (role.is_interactive() || st.contains(S::Focusable)) {
         out.insert(States::DISABLED);
     }

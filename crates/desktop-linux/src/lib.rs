@@ -128,9 +128,11 @@ impl LinuxDesktop {
         let (apps, unresponsive) = self.app_list(&q).await?;
         let focused = self.x.as_ref().and_then(|x| x.focused(&xwins));
         let windows = windows::join(&apps, &xwins, focused);
+        let app_names = apps.into_iter().map(|a| a.name).collect();
         Ok(WindowList {
             windows,
             unresponsive,
+            app_names,
         })
     }
 
@@ -148,7 +150,19 @@ impl LinuxDesktop {
                 return Err(app_error(CallError::Timeout, &app, self.timeout));
             }
         }
-        windows::pick(&list.windows, target)
+        let w = windows::pick(&list.windows, target, &list.app_names)?;
+        // The window of a hung app shows up without its (unanswered) accessibility tree.
+        if !w.a11y {
+            if let Some(u) = list
+                .unresponsive
+                .iter()
+                .find(|u| u.pid != 0 && u.pid == w.pid)
+            {
+                let app = u.app.clone().unwrap_or_else(|| w.app.clone());
+                return Err(app_error(CallError::Timeout, &app, self.timeout));
+            }
+        }
+        Ok(w)
     }
 }
 

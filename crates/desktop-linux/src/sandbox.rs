@@ -72,6 +72,7 @@ impl Sandbox {
             ("DISPLAY", self.display_name()),
             ("XAUTHORITY", self.xauthority.display().to_string()),
             ("DBUS_SESSION_BUS_ADDRESS", self.bus_address.clone()),
+            ("AT_SPI_BUS_ADDRESS", self.a11y_bus_address.clone()),
             ("DESKTOP_CLI_SANDBOX", self.display.to_string()),
         ];
         env.extend(toolkit_env());
@@ -224,7 +225,7 @@ async fn start_all(
     let xauth = dir.join("Xauthority");
     write_xauthority(&xauth, &cookie)
         .map_err(|e| io_error("cannot write Xauthority", &xauth, e))?;
-    let xvfb = Command::new(XVFB)
+    let xvfb = clean(Command::new(XVFB))
         .args([
             "-displayfd",
             "1",
@@ -265,7 +266,7 @@ async fn start_all(
     // Private session bus on a socket inside the sandbox directory.
     let bus_path = dir.join("bus");
     let bus_address = format!("unix:path={}", bus_path.display());
-    let dbus = Command::new(DBUS_DAEMON)
+    let dbus = clean(Command::new(DBUS_DAEMON))
         .args(["--session", "--nofork", "--nopidfile", "--nosyslog"])
         .arg(format!("--address={bus_address}"))
         .stdin(Stdio::null())
@@ -298,7 +299,7 @@ async fn start_all(
             )
         })?;
     let display_name = format!(":{display}");
-    let atspi = Command::new(launcher)
+    let atspi = clean(Command::new(launcher))
         .arg("--launch-immediately")
         .env("DISPLAY", &display_name)
         .env("XAUTHORITY", &xauth)
@@ -343,6 +344,22 @@ async fn start_all(
     };
     sandbox.save()?;
     Ok(sandbox)
+}
+
+/// A command without the desktop variables of whatever started us: a sandbox's helpers
+/// (at-spi2-registryd above all, which trusts AT_SPI_BUS_ADDRESS) must only see its own.
+fn clean(mut cmd: Command) -> Command {
+    for var in [
+        "DISPLAY",
+        "XAUTHORITY",
+        "DBUS_SESSION_BUS_ADDRESS",
+        "AT_SPI_BUS_ADDRESS",
+        "DESKTOP_CLI_SANDBOX",
+        "WAYLAND_DISPLAY",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
 }
 
 fn record(name: &str, pid: u32) -> Result<Proc> {

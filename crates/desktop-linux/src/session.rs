@@ -26,7 +26,6 @@ pub fn adopt_sandbox() -> Option<Sandbox> {
     for (key, value) in sandbox.env() {
         std::env::set_var(key, value);
     }
-    std::env::set_var("AT_SPI_BUS_ADDRESS", &sandbox.a11y_bus_address);
     Some(sandbox)
 }
 

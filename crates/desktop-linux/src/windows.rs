@@ -67,7 +67,12 @@ pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<Window
             out.push((best.map_or(0, |i| i + 1), win));
         }
     }
+    // X windows of accessible apps the query skipped are not "inaccessible windows".
+    let skipped: Vec<u32> = apps.iter().filter(|a| !a.matched).map(|a| a.pid).collect();
     for (i, x) in xwins.iter().enumerate().filter(|(i, _)| !claimed[*i]) {
+        if x.pid.is_some_and(|p| skipped.contains(&p)) {
+            continue;
+        }
         let app = x.pid.and_then(comm).unwrap_or_else(|| x.class.clone());
         out.push((
             i + 1,
@@ -84,7 +89,7 @@ pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<Window
         ));
     }
     // X lists bottom first: put the top of the stack first.
-    out.sort_by(|a, b| b.0.cmp(&a.0));
+    out.sort_by_key(|w| std::cmp::Reverse(w.0));
     out.into_iter().map(|(_, w)| w).collect()
 }
 
@@ -111,7 +116,7 @@ pub fn filter(windows: Vec<WindowInfo>, t: &Target) -> Vec<WindowInfo> {
 
 /// The one window a command acts on: among the matches, the focused one, else the top of
 /// the stack (windows with an accessibility tree first). Errors list what is there.
-pub fn pick(all: &[WindowInfo], t: &Target) -> Result<WindowInfo> {
+pub fn pick(all: &[WindowInfo], t: &Target, apps: &[String]) -> Result<WindowInfo> {
     let matches = filter(all.to_vec(), t);
     let best = matches
         .iter()
@@ -121,10 +126,10 @@ pub fn pick(all: &[WindowInfo], t: &Target) -> Result<WindowInfo> {
     if let Some(w) = best {
         return Ok(w.clone());
     }
-    Err(not_found(all, t))
+    Err(not_found(all, t, apps))
 }
 
-fn not_found(all: &[WindowInfo], t: &Target) -> Error {
+fn not_found(all: &[WindowInfo], t: &Target, app_names: &[String]) -> Error {
     let app_exists = all.iter().any(|w| {
         t.app.as_deref().is_none_or(|a| name_matches(&w.app, a)) && t.pid.is_none_or(|p| w.pid == p)
     });
@@ -148,7 +153,11 @@ fn not_found(all: &[WindowInfo], t: &Target) -> Error {
             (None, Some(p)) => format!("pid {p}"),
             _ => "the target".to_string(),
         };
-        let mut apps: Vec<&str> = all.iter().map(|w| w.app.as_str()).collect();
+        let mut apps: Vec<&str> = all
+            .iter()
+            .map(|w| w.app.as_str())
+            .chain(app_names.iter().map(String::as_str))
+            .collect();
         apps.sort_unstable();
         apps.dedup();
         return Error::new(
@@ -210,6 +219,7 @@ mod tests {
             bus_name: ":1.1".into(),
             name: "demo".into(),
             pid: 10,
+            matched: true,
             frames: vec![
                 frame("Main", Rect::new(0, 0, 100, 100)),
                 frame("Other", Rect::new(50, 50, 10, 10)),
@@ -244,7 +254,7 @@ mod tests {
             app: Some("nope".into()),
             ..Target::default()
         };
-        let e = pick(&ws, &t).unwrap_err();
+        let e = pick(&ws, &t, &[]).unwrap_err();
         assert_eq!(e.code, ErrorCode::AppNotFound);
         assert!(e.suggestion.as_deref().is_some_and(|s| s.contains("demo")));
         let t = Target {
@@ -252,11 +262,14 @@ mod tests {
             window: Some("zzz".into()),
             ..Target::default()
         };
-        assert_eq!(pick(&ws, &t).unwrap_err().code, ErrorCode::WindowNotFound);
+        assert_eq!(
+            pick(&ws, &t, &[]).unwrap_err().code,
+            ErrorCode::WindowNotFound
+        );
         let t = Target {
             window: Some("mai".into()),
             ..Target::default()
         };
-        assert_eq!(pick(&ws, &t).map(|w| w.id), Ok(Some(5)));
+        assert_eq!(pick(&ws, &t, &[]).map(|w| w.id), Ok(Some(5)));
     }
 }

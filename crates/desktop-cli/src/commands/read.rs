@@ -66,10 +66,15 @@ pub fn filters(args: &ReadArgs) -> Result<Filters> {
         })?),
     };
     if args.max_elements == Some(0) {
-        return Err(Error::invalid_args("--max-elements must be at least 1"));
+        return Err(
+            Error::invalid_args("--max-elements must be at least 1").suggest(
+                "Leave it out for no limit, or give a positive number such as --max-elements 200",
+            ),
+        );
     }
     if args.text.as_deref() == Some("") {
-        return Err(Error::invalid_args("--text must not be empty"));
+        return Err(Error::invalid_args("--text must not be empty")
+            .suggest("Give the text to look for, e.g. --text Save"));
     }
     Ok(Filters {
         depth: args.depth,

@@ -182,7 +182,10 @@ async fn run_in(
         },
     };
     let mut command = Command::new(&cmd[0]);
-    command.args(&cmd[1..]).envs(sb.env());
+    command
+        .args(&cmd[1..])
+        .env_remove("WAYLAND_DISPLAY")
+        .envs(sb.env());
     if detach {
         use std::os::unix::process::CommandExt;
         // Joining the sandbox's process group makes `sandbox down` stop it too.

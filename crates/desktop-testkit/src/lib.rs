@@ -1,0 +1,264 @@
+//! Test harness: starts a private sandbox through the real `desktop-cli` binary, launches
+//! real apps into it, runs CLI commands as processes, and reads apps back independently
+//! with pyatspi. Everything it started is stopped when the `Desk` is dropped.
+
+#![allow(clippy::print_stderr, clippy::unwrap_used)]
+
+use rustix::process::{kill_process, Pid, Signal};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The result of one CLI run.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The envelope on stdout, parsed.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not one JSON document ({e}): {}\nstderr: {}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    /// `data` of a successful envelope; panics with the error otherwise.
+    pub fn data(&self) -> Value {
+        let j = self.json();
+        assert_eq!(
+            j["ok"], true,
+            "command failed: {j}\nstderr: {}",
+            self.stderr
+        );
+        assert_eq!(self.code, 0);
+        j["data"].clone()
+    }
+
+    /// The error code of a failed envelope.
+    pub fn error_code(&self) -> String {
+        let j = self.json();
+        assert_eq!(j["ok"], false, "expected a failure: {j}");
+        j["error"]["code"].as_str().unwrap_or_default().to_string()
+    }
+}
+
+/// A private sandbox with the apps a test binary needs.
+pub struct Desk {
+    bin: PathBuf,
+    pub display: String,
+    env: Vec<(String, String)>,
+    leader: i32,
+    apps: Vec<Child>,
+    temp: Vec<PathBuf>,
+}
+
+impl std::fmt::Debug for Desk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Desk")
+            .field("display", &self.display)
+            .finish()
+    }
+}
+
+/// The repository root (for fixtures and support scripts).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+impl Desk {
+    /// Starts a fresh sandbox with `bin` (the `desktop-cli` under test).
+    pub fn start(bin: &str) -> Desk {
+        let out = Command::new(bin)
+            .args(["sandbox", "up"])
+            .env_remove("DESKTOP_CLI_SANDBOX")
+            .output()
+            .expect("run desktop-cli sandbox up");
+        let run = to_run(out);
+        let data = run.data();
+        let env: Vec<(String, String)> = data["env"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
+            .collect();
+        let leader = data["pids"][0]["pid"].as_i64().unwrap() as i32;
+        Desk {
+            bin: PathBuf::from(bin),
+            display: data["display"].as_str().unwrap().to_string(),
+            env,
+            leader,
+            apps: Vec::new(),
+            temp: Vec::new(),
+        }
+    }
+
+    /// The sandbox's environment, for programs a test starts itself.
+    pub fn env(&self) -> &[(String, String)] {
+        &self.env
+    }
+
+    /// Runs `desktop-cli ARGS` inside the sandbox.
+    pub fn cli(&self, args: &[&str]) -> Run {
+        let out = Command::new(&self.bin)
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output()
+            .expect("run desktop-cli");
+        to_run(out)
+    }
+
+    /// Starts a program in the sandbox (in its process group, so `sandbox down` would stop
+    /// it too) and waits until `app` shows a window in `desktop-cli list`.
+    pub fn launch(&mut self, cmd: &[&str], app: &str) -> u32 {
+        use std::os::unix::process::CommandExt;
+        let child = Command::new(cmd[0])
+            .args(&cmd[1..])
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .process_group(self.leader)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+        let pid = child.id();
+        self.apps.push(child);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let run = self.cli(&["list", "--app", app]);
+            if run.code == 0 {
+                let ws = run.json()["data"]["windows"].clone();
+                if ws
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|w| w["title"] != ""))
+                {
+                    return pid;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{app} never showed a window: {}",
+                run.stdout
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    pub fn gtk3_widget_factory(&mut self) -> u32 {
+        self.launch(&["gtk3-widget-factory"], "gtk3-widget-factory")
+    }
+
+    /// Chromium showing `tests/fixtures/<page>`, with a throwaway profile.
+    pub fn chromium(&mut self, page: &str) -> u32 {
+        let profile =
+            std::env::temp_dir().join(format!("desktop-cli-test-chromium-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&profile);
+        self.temp.push(profile.clone());
+        let url = format!(
+            "file://{}",
+            repo_root().join("tests/fixtures").join(page).display()
+        );
+        let profile_arg = format!("--user-data-dir={}", profile.display());
+        let pid = self.launch(
+            &[
+                "chromium",
+                "--no-sandbox",
+                "--force-renderer-accessibility",
+                "--test-type",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-features=Translate",
+                "--window-position=0,0",
+                "--window-size=1200,780",
+                &profile_arg,
+                &url,
+            ],
+            "chromium",
+        );
+        // The page's own tree arrives after the window: wait for the fixture's heading.
+        self.wait_for_text("chromium", "Fixture Page", 20);
+        pid
+    }
+
+    pub fn featherpad(&mut self) -> u32 {
+        self.launch(&["featherpad"], "featherpad")
+    }
+
+    /// Polls `read --app APP --text TEXT` until something matches.
+    pub fn wait_for_text(&self, app: &str, text: &str, secs: u64) {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let run = self.cli(&["read", "--app", app, "--text", text]);
+            if run.code == 0 && run.json()["data"]["count"].as_u64().unwrap_or(0) > 0 {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "\"{text}\" never appeared in {app}: {}",
+                run.stdout
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Every showing element of APP's window as pyatspi (libatspi) sees it.
+    pub fn atspi_dump(&self, app: &str, window: &str) -> Vec<Value> {
+        let script = repo_root().join("tests/support/atspi_dump.py");
+        let out = Command::new("/usr/bin/python3")
+            .arg(script)
+            .args([app, window])
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output()
+            .expect("run atspi_dump.py");
+        serde_json::from_slice::<Value>(&out.stdout)
+            .unwrap_or_else(|e| panic!("atspi_dump: {e}: {}", String::from_utf8_lossy(&out.stderr)))
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Desk {
+    fn drop(&mut self) {
+        for child in &mut self.apps {
+            if let Some(pid) = Pid::from_raw(child.id() as i32) {
+                let _ = kill_process(pid, Signal::TERM);
+            }
+        }
+        let deadline = Instant::now() + Duration::from_secs(3);
+        for child in &mut self.apps {
+            while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        let display = self.display.trim_start_matches(':').to_string();
+        let _ = Command::new(&self.bin)
+            .args(["sandbox", "down", "--display", &display])
+            .output();
+        for dir in &self.temp {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+fn to_run(out: Output) -> Run {
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
