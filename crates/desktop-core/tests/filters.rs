@@ -1,6 +1,8 @@
 //! Filters, simplification, masking and rendering on a fixture tree shaped like a real
 //! login form (unnamed wrappers, repeated labels, a password field, off-screen items).
 
+#![allow(clippy::unwrap_used)]
+
 use desktop_core::filter::{self, Filters};
 use desktop_core::render::{text_tree, Flat, Tree};
 use desktop_core::{Caps, Node, Rect, Role, States};
