@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every check and test of desktop-cli on a fresh Debian/Ubuntu machine: installs the
+# system packages, checks formatting and lints, then runs unit tests and the integration
+# tests against real GTK3, Chromium and Qt5 apps (each test binary starts its own
+# headless sandbox and stops it afterwards).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+./scripts/install-deps.sh
+
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all -- --check
+else
+  echo "rustfmt not installed: skipping the format check" >&2
+fi
+if cargo clippy --version >/dev/null 2>&1; then
+  cargo clippy --workspace --all-targets --locked -- -D warnings
+else
+  echo "clippy not installed: skipping lints" >&2
+fi
+
+# GUI tests share one sandbox per test binary; keep them off each other's input.
+cargo test --workspace --locked -- --test-threads="${TEST_THREADS:-2}"
