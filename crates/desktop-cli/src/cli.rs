@@ -128,6 +128,9 @@ pub struct ReadArgs {
     /// Keep every element the toolkit reports (no dropping of unnamed containers and repeated labels).
     #[arg(long)]
     pub full: bool,
+    /// List each element's own accessibility actions (`a`), as `action --name` takes them.
+    #[arg(long)]
+    pub actions: bool,
     /// Show at most N elements; the output says how many were left out.
     #[arg(long, value_name = "N")]
     pub max_elements: Option<usize>,

@@ -29,7 +29,7 @@ fn element() -> Value {
             "k": {"enum": [true, "mixed"], "description": "checked"},
             "x": {"type": "boolean", "description": "expanded (only on expandable elements)"},
             "ro": {"const": true, "description": "read-only (editable roles only)"},
-            "a": {"type": "array", "items": {"type": "string"}, "description": "accessibility actions beyond the default click/press"},
+            "a": {"type": "array", "items": {"type": "string"}, "description": "the element's accessibility actions (read --actions)"},
             "c": {"type": "array", "items": {"$ref": "#/$defs/element"}, "description": "children"}
         },
         "additionalProperties": false

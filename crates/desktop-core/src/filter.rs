@@ -20,6 +20,8 @@ pub struct Filters {
     pub max_elements: Option<usize>,
     /// Keep every node as the toolkit reports it (no dropping of unnamed containers).
     pub full: bool,
+    /// Fetch and show each element's accessibility action names (`a`).
+    pub actions: bool,
 }
 
 /// A per-node verdict.
@@ -171,7 +173,34 @@ fn may_have_value(n: &Node) -> bool {
 /// (their children move up), text that repeats its parent's label, and empty leaves.
 /// A control with no name whose only child is a text label takes the label as its name.
 pub fn simplify(nodes: Vec<Node>) -> Vec<Node> {
-    absorb_all(retain(nodes, 1, &mut |n, _| simplify_decision(n)))
+    let mut nodes = absorb_all(retain(nodes, 1, &mut |n, _| simplify_decision(n)));
+    drop_sibling_labels(&mut nodes);
+    nodes
+}
+
+/// Drops a text leaf that only repeats the name of the control next to it (a form
+/// label beside its input, once unnamed wrappers are gone).
+fn drop_sibling_labels(list: &mut Vec<Node>) {
+    for n in list.iter_mut() {
+        drop_sibling_labels(&mut n.children);
+    }
+    let is_label_of = |label: &Node, control: Option<&Node>| {
+        control.is_some_and(|c| {
+            c.is_interactive() && !c.name.is_empty() && c.name.trim() == label.name.trim()
+        })
+    };
+    let mut i = 0;
+    while i < list.len() {
+        let n = &list[i];
+        let repeated = n.role.is_text()
+            && n.children.is_empty()
+            && (is_label_of(n, list.get(i + 1)) || (i > 0 && is_label_of(n, list.get(i - 1))));
+        if repeated {
+            list.remove(i);
+        } else {
+            i += 1;
+        }
+    }
 }
 
 fn absorb_all(mut nodes: Vec<Node>) -> Vec<Node> {

@@ -4,29 +4,13 @@
 //! `i` id, `r` short role, `t` name, `v` value, `d` description, `b` bounds `[x,y,w,h]`,
 //! `f` focused (true), `e` enabled (false when disabled), `s` selected (true),
 //! `k` checked (true, or `"mixed"`), `x` expanded (true/false, only on expandable elements),
-//! `ro` read-only (true, on editable roles), `a` accessibility actions beyond the role's
-//! default, `c` children.
+//! `ro` read-only (true, on editable roles), `a` the element's accessibility actions
+//! (with `--actions`), `c` children.
 
 use crate::node::{Node, Rect, States};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::Serialize;
 use std::fmt::Write as _;
-
-/// Actions every clickable element has; listing them on each would only cost tokens.
-const DEFAULT_ACTIONS: &[&str] = &[
-    "click",
-    "press",
-    "activate",
-    "jump",
-    "toggle",
-    "select",
-    "doDefault",
-];
-
-/// Whether `name` is an action the element's role already implies.
-pub fn is_default_action(name: &str) -> bool {
-    DEFAULT_ACTIONS.iter().any(|a| a.eq_ignore_ascii_case(name))
-}
 
 /// Serializes a node with compact keys; `flat` leaves out `c`.
 #[derive(Clone, Copy, Debug)]
@@ -139,15 +123,13 @@ pub fn shown_value(n: &Node) -> Option<&str> {
     n.value.as_deref().filter(|v| !v.is_empty() && *v != n.name)
 }
 
-/// The actions worth listing: those beyond the defaults every clickable element has.
+/// The element's accessibility actions (fetched only with `--actions`).
 pub fn shown_actions(n: &Node) -> impl Iterator<Item = &str> {
-    n.actions
-        .iter()
-        .map(String::as_str)
-        .filter(|a| !is_default_action(a))
+    n.actions.iter().map(String::as_str)
 }
 
-/// An indented, human-readable tree: `[12] btn "Save" (10,20,80,24) focused`.
+/// An indented, human-readable tree, one element a line: `12 btn "Save" 10,20,80,24 focused`
+/// (id, role, name, `= value`, bounds x,y,w,h, states, `-- description`).
 pub fn text_tree(nodes: &[Node]) -> String {
     let mut out = String::new();
     for n in nodes {
@@ -159,7 +141,7 @@ pub fn text_tree(nodes: &[Node]) -> String {
 fn text_node(out: &mut String, n: &Node, depth: usize) {
     let _ = write!(
         out,
-        "{:indent$}[{}] {}",
+        "{:indent$}{} {}",
         "",
         n.id,
         n.role.short(),
@@ -174,7 +156,7 @@ fn text_node(out: &mut String, n: &Node, depth: usize) {
         out.push_str(" = (hidden)");
     }
     if let Some(b) = n.bounds.filter(Rect::is_valid) {
-        let _ = write!(out, " ({},{},{},{})", b.x, b.y, b.w, b.h);
+        let _ = write!(out, " {},{},{},{}", b.x, b.y, b.w, b.h);
     }
     let st = n.states;
     for (flag, word) in [

@@ -202,8 +202,12 @@ impl Desktop for LinuxDesktop {
     }
 
     async fn read(&self, target: &Target, filters: &Filters) -> Result<ReadData> {
+        let t = Instant::now();
         let window = self.resolve(target).await?;
-        read_window(self, window, filters).await
+        let resolve_ms = t.elapsed().as_secs_f64() * 1000.0;
+        let mut data = read_window(self, window, filters).await?;
+        data.timing.insert(1, ("resolve", resolve_ms));
+        Ok(data)
     }
 }
 
@@ -245,7 +249,7 @@ pub async fn read_window(
     let want = hydrate::Want {
         bounds: true,
         values: true,
-        actions: true,
+        actions: filters.actions,
         skip_pass_through: !filters.full,
     };
     hydrate::hydrate(&bus, &mut nodes, want)

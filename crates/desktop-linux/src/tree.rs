@@ -189,8 +189,8 @@ fn node_from_cache(item: &CacheEntry, owner: &str) -> Node {
     Node {
         states: convert::states(st, &role),
         role,
-        name: name.clone(),
-        description: description.clone(),
+        name: name.trim().to_string(),
+        description: description.trim().to_string(),
         caps: convert::caps(ifaces),
         // -1: a MANAGES_DESCENDANTS container whose children the toolkit does not cache.
         child_count: u32::try_from(*child_count).unwrap_or(u32::MAX),
@@ -384,8 +384,8 @@ async fn fetch_node(bus: &Bus, handle: Handle, get_all: bool) -> Result<Node, Ca
     Ok(Node {
         states: convert::states(st, &role),
         role,
-        name: text("Name"),
-        description: text("Description"),
+        name: text("Name").trim().to_string(),
+        description: text("Description").trim().to_string(),
         caps: convert::caps(&ifaces),
         child_count,
         handle,

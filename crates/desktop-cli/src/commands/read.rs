@@ -19,11 +19,13 @@ pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
         Ok::<_, Error>(data)
     }
     .await;
+    let done = t.elapsed();
     let code = match &result {
         Ok(data) if out.format == Format::Text => out.text(&text(data)),
         Ok(data) => out.ok("read", data),
         Err(e) => out.err("read", e),
     };
+    let output_ms = (t.elapsed() - done).as_secs_f64() * 1000.0;
     if g.timing {
         if let Ok(data) = &result {
             let parts: Vec<String> = data
@@ -32,7 +34,7 @@ pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
                 .map(|(k, v)| format!("{k}={v:.1}"))
                 .collect();
             notice(&format!(
-                "timing: {} total={:.1}ms",
+                "timing: {} output={output_ms:.1} total={:.1}ms",
                 parts.join(" "),
                 t.elapsed().as_secs_f64() * 1000.0
             ));
@@ -85,6 +87,7 @@ pub fn filters(args: &ReadArgs) -> Result<Filters> {
         interactive: args.interactive,
         max_elements: args.max_elements,
         full: args.full,
+        actions: args.actions,
     })
 }
 

@@ -430,9 +430,18 @@ fn text_format(env: &Env) {
         lines[0]
     );
     assert_eq!(lines.len() as u64 - 1, data["count"].as_u64().unwrap());
-    assert!(lines.iter().any(|l| l.trim_start().starts_with('[')
-        && l.contains("chk \"checkbutton\"")
-        && l.contains("checked")));
+    // Each element line starts with its id; ids count up from 1 in order.
+    for (n, line) in lines[1..].iter().enumerate() {
+        let id = line.trim_start().split(' ').next().unwrap();
+        assert_eq!(id.parse::<usize>().ok(), Some(n + 1), "{line}");
+    }
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("chk \"checkbutton\" 15,369,108,22 checked")),
+        "{}",
+        run.stdout
+    );
 }
 
 fn chromium_fixture(env: &Env) {

@@ -1,0 +1,67 @@
+#!/usr/bin/python3
+"""The peer the benchmark compares with: a pyatspi walk of one app's showing window, the way
+pyatspi-based tools read a tree (role, name, children; with --extents, screen extents too).
+
+usage: pyatspi_walk.py APP_SUBSTRING [--extents] [--repeat N]
+prints {"nodes": N, "ms": [walk times in ms]} (times exclude interpreter start-up)
+"""
+import json
+import sys
+import time
+
+import gi
+
+gi.require_version("Atspi", "2.0")
+from gi.repository import Atspi  # noqa: E402
+
+
+def walk(acc, extents):
+    n = 1
+    acc.get_role()
+    acc.get_name()
+    if extents:
+        acc.get_extents(Atspi.CoordType.SCREEN)
+    for i in range(acc.get_child_count()):
+        c = acc.get_child_at_index(i)
+        if c is not None:
+            n += walk(c, extents)
+    return n
+
+
+def find_window(sub):
+    desktop = Atspi.get_desktop(0)
+    for i in range(desktop.get_child_count()):
+        app = desktop.get_child_at_index(i)
+        if app is None or sub not in (app.get_name() or "").lower():
+            continue
+        for j in range(app.get_child_count()):
+            win = app.get_child_at_index(j)
+            if win is not None and win.get_state_set().contains(Atspi.StateType.SHOWING):
+                return win
+    return None
+
+
+def main():
+    sub = sys.argv[1].lower()
+    extents = "--extents" in sys.argv
+    repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 1
+    # libatspi would answer repeated walks from its own cache: turn it off, as every
+    # fresh pyatspi process effectively has it.
+    times = []
+    nodes = 0
+    for _ in range(repeat):
+        t = time.perf_counter()
+        win = find_window(sub)
+        if win is None:
+            print(json.dumps({"error": "no window"}))
+            return 1
+        win.get_application().set_cache_mask(Atspi.Cache.NONE)
+        nodes = walk(win, extents)
+        times.append((time.perf_counter() - t) * 1000)
+        Atspi.Accessible.clear_cache(win)
+    print(json.dumps({"nodes": nodes, "ms": times}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
