@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+"""Benchmark body, run inside a fresh sandbox by bench/run.sh.
+
+Read speed: `desktop-cli read` (whole process, and in-process from its --timing line) against
+a pyatspi walk of the same window (in-process walk, and a whole python process walking with
+extents), on GTK3, Chromium and Qt5, interleaved run by run so drift hits both alike.
+Tokens: o200k counts of the elements of seed 000's compact JSON (every element: `--full
+--actions`), our default read, `read -i` as JSON and as text.
+"""
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target/release/desktop-cli")
+PY = "/usr/bin/python3"
+WALK = os.path.join(ROOT, "bench/pyatspi_walk.py")
+RUNS = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 20
+
+APPS = {
+    "gtk3": {"cmd": ["gtk3-widget-factory"], "app": "gtk3-widget-factory"},
+    "chromium": {
+        "cmd": ["chromium", "--no-sandbox", "--force-renderer-accessibility", "--test-type", "--disable-gpu",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run", "--disable-features=Translate", "--window-position=0,0",
+                "--window-size=1200,780", "--user-data-dir=/tmp/desktop-cli-bench-chromium",
+                "file://" + os.path.join(ROOT, "tests/fixtures/page.html")],
+        "app": "chromium",
+        "ready": "Fixture Page",
+    },
+    "qt5": {"cmd": ["featherpad"], "app": "featherpad"},
+}
+
+
+def cli(*args):
+    return subprocess.run([BIN, *args], capture_output=True, text=True)
+
+
+def wait_ready(name, spec):
+    deadline = time.time() + 40
+    while time.time() < deadline:
+        r = cli("read", "--app", spec["app"], "--text", spec.get("ready", ""), "--max-elements", "1") if spec.get("ready") \
+            else cli("list", "--app", spec["app"])
+        if r.returncode == 0:
+            data = json.loads(r.stdout)["data"]
+            if data.get("count", 0) > 0 or any(w.get("title") for w in data.get("windows", [])):
+                time.sleep(1.0)  # let the app settle after its first paint
+                return
+        time.sleep(0.2)
+    sys.exit(f"{name} did not come up")
+
+
+def timed(cmd):
+    t = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    ms = (time.perf_counter() - t) * 1000
+    if r.returncode != 0:
+        sys.exit(f"{cmd} failed: {r.stdout} {r.stderr}")
+    return ms, r
+
+
+def timing_parts(stderr):
+    m = re.search(r"timing: (.*)", stderr)
+    parts = {}
+    for kv in m.group(1).split():
+        k, v = kv.split("=")
+        parts[k] = float(v.removesuffix("ms"))
+    return parts
+
+
+def med(xs):
+    return statistics.median(xs)
+
+
+def bench_speed(name, spec):
+    app = spec["app"]
+    ours = {"default": [], "full": []}
+    ours_in = {"default": [], "full": []}
+    split = []
+    py_proc = []
+    counts = {}
+    for _ in range(RUNS):
+        for variant, extra in (("default", []), ("full", ["--visible-only=false", "--full"])):
+            ms, r = timed([BIN, "read", "--app", app, "--timing", *extra])
+            ours[variant].append(ms)
+            parts = timing_parts(r.stderr)
+            ours_in[variant].append(parts["total"])
+            counts[variant] = json.loads(r.stdout)["data"]["count"]
+            if variant == "default":
+                split.append(parts)
+        ms, r = timed([PY, WALK, app, "--extents"])
+        py_proc.append(ms)
+        py_nodes = json.loads(r.stdout)["nodes"]
+    _, r = timed([PY, WALK, app, "--repeat", str(RUNS)])
+    walk = json.loads(r.stdout)
+    _, r = timed([PY, WALK, app, "--extents", "--repeat", str(RUNS)])
+    walk_ext = json.loads(r.stdout)
+    keys = ["connect", "resolve", "peer", "cache", "walk", "hydrate", "output"]
+    return {
+        "app": name,
+        "pyatspi_nodes": py_nodes,
+        "elements_default": counts["default"],
+        "elements_full": counts["full"],
+        "cache_items": split[-1].get("cache_items", 0),
+        "walked": split[-1].get("walked", 0),
+        "ours_process_ms": {k: med(v) for k, v in ours.items()},
+        "ours_inprocess_ms": {k: med(v) for k, v in ours_in.items()},
+        "split_ms": {k: med([p.get(k, 0) for p in split]) for k in keys},
+        "pyatspi_walk_ms": med(walk["ms"]),
+        "pyatspi_walk_extents_ms": med(walk_ext["ms"]),
+        "pyatspi_process_extents_ms": med(py_proc),
+    }
+
+
+def tokens(files):
+    r = subprocess.run(["node", os.path.join(ROOT, "bench/tokens.mjs"), *files], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit("token count failed (run `npm install` in bench/): " + r.stderr)
+    return json.loads(r.stdout)
+
+
+INTERACTIVE = {"btn", "toggle", "lnk", "input", "pwd", "chk", "radio", "combo", "spin", "slider", "switch",
+               "menuitem", "tab", "item", "treeitem", "scrollbar", "cell", "hdr"}
+
+
+def flatten(elements):
+    out = []
+    for e in elements:
+        out.append(e)
+        out.extend(flatten(e.get("c", [])))
+    return out
+
+
+def bench_tokens(name, spec):
+    app = spec["app"]
+    out = os.path.join(ROOT, "bench/out")
+    os.makedirs(out, exist_ok=True)
+    files = {}
+    for key, args in (("seed000", ["--full", "--actions"]), ("default", []), ("interactive", ["-i"])):
+        data = json.loads(cli("read", "--app", app, *args).stdout)["data"]
+        path = os.path.join(out, f"{name}-{key}.json")
+        with open(path, "w") as f:
+            json.dump(data["elements"], f, separators=(",", ":"), ensure_ascii=False)
+        files[key] = path
+        if key == "interactive":
+            n_inter = sum(1 for e in flatten(data["elements"]) if e["r"] in INTERACTIVE)
+            n_all = len(flatten(data["elements"]))
+    text = cli("read", "--app", app, "-i", "--format", "text").stdout.split("\n", 1)[1]
+    files["interactive_text"] = os.path.join(out, f"{name}-interactive.txt")
+    with open(files["interactive_text"], "w") as f:
+        f.write(text)
+    t = tokens(list(files.values()))
+    counts = {k: t[v] for k, v in files.items()}
+    return {
+        "app": name,
+        "tokens": counts,
+        "default_vs_seed000": counts["default"] / counts["seed000"],
+        "interactive_elements": n_inter,
+        "interactive_listed": n_all,
+        "json_i_per_interactive": counts["interactive"] / n_inter,
+        "text_i_per_interactive": counts["interactive_text"] / n_inter,
+    }
+
+
+def main():
+    procs = []
+    try:
+        for name, spec in APPS.items():
+            procs.append(subprocess.Popen(spec["cmd"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            wait_ready(name, spec)
+        speed = [bench_speed(n, s) for n, s in APPS.items()]
+        toks = [bench_tokens(n, s) for n, s in APPS.items() if n != "qt5"]
+    finally:
+        for p in procs:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    results = {"runs": RUNS, "speed": speed, "tokens": toks}
+    with open(os.path.join(ROOT, "bench/out/results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    print(f"read speed, median of {RUNS} runs (ms)\n")
+    print("| app | pyatspi nodes | our elements (default / full tree) | pyatspi walk in-process | ours in-process, full tree | ratio | pyatspi process with extents | ours process, default / full | ratio (default / full) | ms per node, ours full in-process |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for s in speed:
+        ours_full_in = s["ours_inprocess_ms"]["full"]
+        print(f"| {s['app']} | {s['pyatspi_nodes']} | {s['elements_default']} / {s['elements_full']} | {s['pyatspi_walk_ms']:.1f} | {ours_full_in:.1f} "
+              f"| {s['pyatspi_walk_ms'] / ours_full_in:.1f}x | {s['pyatspi_process_extents_ms']:.1f} "
+              f"| {s['ours_process_ms']['default']:.1f} / {s['ours_process_ms']['full']:.1f} "
+              f"| {s['pyatspi_process_extents_ms'] / s['ours_process_ms']['default']:.1f}x / {s['pyatspi_process_extents_ms'] / s['ours_process_ms']['full']:.1f}x "
+              f"| {ours_full_in / s['pyatspi_nodes']:.3f} |")
+    print("\nwhere the time of a default read goes, in-process (ms): " )
+    print("| app | connect | resolve | peer | cache | walk | hydrate | output | cache items | walked |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for s in speed:
+        p = s["split_ms"]
+        print(f"| {s['app']} | " + " | ".join(f"{p[k]:.1f}" for k in ["connect", "resolve", "peer", "cache", "walk", "hydrate", "output"])
+              + f" | {s['cache_items']:.0f} | {s['walked']:.0f} |")
+    print("\ntokens (o200k)\n")
+    print("| app | seed 000 compact JSON (every element) | default read | ratio | read -i JSON | read -i text | interactive elements | per interactive: JSON / text |")
+    print("|---|---|---|---|---|---|---|---|")
+    for t in toks:
+        c = t["tokens"]
+        print(f"| {t['app']} | {c['seed000']} | {c['default']} | {t['default_vs_seed000']:.0%} | {c['interactive']} | {c['interactive_text']} "
+              f"| {t['interactive_elements']} | {t['json_i_per_interactive']:.1f} / {t['text_i_per_interactive']:.1f} |")
+
+
+if __name__ == "__main__":
+    main()

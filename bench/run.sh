@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The project benchmark, one command: builds a release binary, starts a private sandbox with
+# gtk3-widget-factory, Chromium on the fixture page and FeatherPad (Qt5), and in one run
+# times `desktop-cli read` against pyatspi walks of the same windows and counts o200k tokens.
+# Usage: bench/run.sh [--runs N]      (results also go to bench/out/results.json)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+cargo build --release --locked
+(cd bench && npm install --no-audit --no-fund --silent)
+exec ./target/release/desktop-cli sandbox run --fresh -- /usr/bin/python3 bench/bench.py "$@"
