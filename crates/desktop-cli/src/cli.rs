@@ -47,6 +47,26 @@ pub enum Command {
     List(ListArgs),
     /// Read a window's UI as a compact element tree (the focused window by default).
     Read(ReadArgs),
+    /// Click an element (by --id or --text) or a point (--x --y).
+    Click(ClickArgs),
+    /// Type text (any Unicode), or a key combo with --key.
+    Type(TypeArgs),
+    /// Press a key combo: ctrl+shift+t, enter, super, f5.
+    Press(PressArgs),
+    /// Focus a window (--app/--window/--window-id/--pid) or an element (--id).
+    Focus(FocusArgs),
+    /// Turn the wheel at a point or inside an element, or bring an element into view.
+    Scroll(ScrollArgs),
+    /// Drag from one point or element to another.
+    Drag(DragArgs),
+    /// Set the text of a field or the value of a slider or spin button.
+    SetValue(SetValueArgs),
+    /// Check or uncheck a check box, switch or toggle button.
+    Toggle(ElementCmdArgs),
+    /// Run one of an element's own accessibility actions by name.
+    Action(ActionArgs),
+    /// Start a program and wait until its window can be read.
+    Launch(LaunchArgs),
     /// Start, stop and use a headless desktop (Xvfb, D-Bus, AT-SPI) for agents and tests.
     #[command(subcommand)]
     Sandbox(SandboxCmd),
@@ -174,4 +194,174 @@ pub enum SandboxCmd {
         #[arg(last = true, required = true, value_name = "CMD")]
         cmd: Vec<String>,
     },
+}
+
+/// Which element: an id from the last `read`, or its text.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ElementArgs {
+    /// Element id from the last `read` (of the window --app/--window name, if given).
+    #[arg(long)]
+    pub id: Option<u32>,
+    /// The element whose name contains TEXT (case-insensitive); no prior read needed.
+    #[arg(long, conflicts_with = "id")]
+    pub text: Option<String>,
+    /// With --text: only elements of this role (btn, lnk, input, ...).
+    #[arg(long, requires = "text")]
+    pub role: Option<String>,
+    /// With --text: the whole name must equal TEXT.
+    #[arg(long, requires = "text")]
+    pub exact: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MouseButton {
+    Left,
+    Right,
+    Middle,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Direction {
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+#[derive(Debug, Args)]
+pub struct ClickArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub element: ElementArgs,
+    /// Screen x (with --y): click at a point instead of an element.
+    #[arg(long, requires = "y", conflicts_with_all = ["id", "text"], allow_hyphen_values = true)]
+    pub x: Option<i32>,
+    #[arg(long, requires = "x", allow_hyphen_values = true)]
+    pub y: Option<i32>,
+    #[arg(long, value_enum, default_value_t = MouseButton::Left)]
+    pub button: MouseButton,
+    /// Double-click.
+    #[arg(long)]
+    pub double: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TypeArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// The text to type (or use --text).
+    #[arg(conflicts_with_all = ["text", "key"])]
+    pub input: Option<String>,
+    /// The text to type.
+    #[arg(long, conflicts_with = "key")]
+    pub text: Option<String>,
+    /// A key combo instead of text: ctrl+shift+t, enter, tab, super, f5.
+    #[arg(long, value_name = "COMBO")]
+    pub key: Option<String>,
+    /// Milliseconds between keystrokes.
+    #[arg(long, default_value_t = 0, value_name = "MS")]
+    pub delay: u64,
+    /// Focus this element (id from the last read) first.
+    #[arg(long)]
+    pub id: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct PressArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// ctrl+shift+t, enter, tab, super, f5, ...
+    pub combo: String,
+}
+
+#[derive(Debug, Args)]
+pub struct FocusArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Focus this element (id from the last read) instead of the window.
+    #[arg(long)]
+    pub id: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct ScrollArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[arg(long, value_enum, default_value_t = Direction::Down)]
+    pub direction: Direction,
+    /// Wheel notches.
+    #[arg(long, default_value_t = 3)]
+    pub amount: u32,
+    /// Scroll at this point (with --y).
+    #[arg(long, requires = "y", conflicts_with = "id", allow_hyphen_values = true)]
+    pub x: Option<i32>,
+    #[arg(long, requires = "x", allow_hyphen_values = true)]
+    pub y: Option<i32>,
+    /// Scroll inside this element (id from the last read).
+    #[arg(long)]
+    pub id: Option<u32>,
+    /// With --id: let the app bring the element into view instead of turning the wheel.
+    #[arg(long, requires = "id")]
+    pub into_view: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DragArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[arg(long, requires = "from_y", conflicts_with = "from_id", allow_hyphen_values = true)]
+    pub from_x: Option<i32>,
+    #[arg(long, requires = "from_x", allow_hyphen_values = true)]
+    pub from_y: Option<i32>,
+    #[arg(long, requires = "to_y", conflicts_with = "to_id", allow_hyphen_values = true)]
+    pub to_x: Option<i32>,
+    #[arg(long, requires = "to_x", allow_hyphen_values = true)]
+    pub to_y: Option<i32>,
+    /// Start at the center of this element (id from the last read).
+    #[arg(long)]
+    pub from_id: Option<u32>,
+    /// End at the center of this element.
+    #[arg(long)]
+    pub to_id: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct SetValueArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub element: ElementArgs,
+    /// The new text, or number for sliders and spin buttons.
+    #[arg(long, allow_hyphen_values = true)]
+    pub value: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ElementCmdArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub element: ElementArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ActionArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub element: ElementArgs,
+    /// The action's name, as `read --actions` lists it.
+    #[arg(long)]
+    pub name: String,
+}
+
+#[derive(Debug, Args)]
+pub struct LaunchArgs {
+    /// Seconds to wait for its window.
+    #[arg(long, default_value_t = 30)]
+    pub wait: u64,
+    /// The program and its arguments.
+    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
+    pub cmd: Vec<String>,
 }

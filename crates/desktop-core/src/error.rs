@@ -20,6 +20,18 @@ pub enum ErrorCode {
     AppUnresponsive,
     Timeout,
     InvalidArgs,
+    /// A key combo that does not parse (`ctrl++`, `hyper+q`).
+    InvalidKey,
+    /// An element id from a read of another window than the one named.
+    WindowMismatch,
+    /// Coordinates outside every screen.
+    OffScreen,
+    /// A value was to be set on an element that cannot be edited.
+    ReadOnly,
+    /// Toggle on something that is not a check box, switch or toggle button.
+    NotCheckable,
+    /// Synthesized input would land on an element that is hidden, disabled, off screen or covered.
+    NotInteractable,
     PlatformNotSupported,
     SandboxFailed,
     Internal,
@@ -42,6 +54,12 @@ impl ErrorCode {
             Self::AppUnresponsive => "APP_UNRESPONSIVE",
             Self::Timeout => "TIMEOUT",
             Self::InvalidArgs => "INVALID_ARGS",
+            Self::InvalidKey => "INVALID_KEY",
+            Self::WindowMismatch => "WINDOW_MISMATCH",
+            Self::OffScreen => "OFF_SCREEN",
+            Self::ReadOnly => "READ_ONLY",
+            Self::NotCheckable => "NOT_CHECKABLE",
+            Self::NotInteractable => "NOT_INTERACTABLE",
             Self::PlatformNotSupported => "PLATFORM_NOT_SUPPORTED",
             Self::SandboxFailed => "SANDBOX_FAILED",
             Self::Internal => "INTERNAL",
@@ -50,12 +68,38 @@ impl ErrorCode {
 
     /// Process exit code: 2 for a usage error, 1 for every other failure.
     pub fn exit_code(self) -> i32 {
-        if self == Self::InvalidArgs {
+        if matches!(self, Self::InvalidArgs | Self::InvalidKey) {
             2
         } else {
             1
         }
     }
+
+    /// Every code, for the schema and the docs.
+    pub const ALL: &'static [ErrorCode] = &[
+        Self::PermDenied,
+        Self::NoDisplay,
+        Self::A11yUnavailable,
+        Self::AppNotFound,
+        Self::WindowNotFound,
+        Self::ElementNotFound,
+        Self::StaleRef,
+        Self::AmbiguousTarget,
+        Self::ActionNotSupported,
+        Self::ActionFailed,
+        Self::AppUnresponsive,
+        Self::Timeout,
+        Self::InvalidArgs,
+        Self::InvalidKey,
+        Self::WindowMismatch,
+        Self::OffScreen,
+        Self::ReadOnly,
+        Self::NotCheckable,
+        Self::NotInteractable,
+        Self::PlatformNotSupported,
+        Self::SandboxFailed,
+        Self::Internal,
+    ];
 }
 
 /// A failure with everything an agent needs to recover from it.

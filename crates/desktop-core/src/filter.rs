@@ -253,6 +253,7 @@ fn absorb_labels(n: &mut Node) {
         let c = &n.children[0];
         if c.role.is_text() && c.children.is_empty() && !c.name.is_empty() {
             n.name = c.name.clone();
+            n.name_from_child = true;
             n.children.clear();
             return;
         }

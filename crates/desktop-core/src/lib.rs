@@ -1,12 +1,15 @@
 //! Platform-neutral core of desktop-cli: the element model, roles, filters, compact output,
 //! the response envelope and the error type. No OS dependencies.
 
+pub mod action;
 pub mod backend;
 pub mod envelope;
 pub mod error;
 pub mod filter;
+pub mod keys;
 pub mod model;
 pub mod node;
+pub mod refs;
 pub mod render;
 pub mod role;
 

@@ -87,6 +87,8 @@ impl States {
     /// Keeps only the visible part of a long list: children are not all exposed.
     pub const MANAGES_DESCENDANTS: States = States(1 << 20);
     pub const MULTILINE: States = States(1 << 21);
+    /// The object is dead: the app destroyed it (a handle that points nowhere).
+    pub const DEFUNCT: States = States(1 << 22);
 
     pub const fn empty() -> Self {
         States(0)
@@ -165,7 +167,7 @@ impl std::ops::BitOr for Caps {
 
 /// The backend's own address of an element (on AT-SPI: bus name + object path).
 /// Opaque to the core; kept so an action can reach the element without a re-read.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Handle {
     pub owner: String,
     pub path: String,
@@ -193,6 +195,8 @@ pub struct Node {
     /// when the toolkit does not say.
     pub child_count: u32,
     pub handle: Handle,
+    /// The name was lifted from a lone text child (the toolkit reports none itself).
+    pub name_from_child: bool,
 }
 
 impl Default for Role {

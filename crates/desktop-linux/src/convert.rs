@@ -113,6 +113,7 @@ pub fn states(st: StateSet, role: &Role) -> States {
         (S::Selectable, States::SELECTABLE),
         (S::ManagesDescendants, States::MANAGES_DESCENDANTS),
         (S::MultiLine, States::MULTILINE),
+        (S::Defunct, States::DEFUNCT),
     ];
     for (from, to) in pairs {
         if st.contains(from) {

@@ -107,13 +107,7 @@ async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
     };
     let actions = async {
         if want.actions && n.caps.contains(Caps::ACTION) && n.is_interactive() {
-            let list: Vec<(String, String, String)> =
-                bus.call(o, p, ACTION, "GetActions", &()).await?;
-            Ok(list
-                .into_iter()
-                .map(|(name, _, _)| name)
-                .filter(|s| !s.is_empty())
-                .collect())
+            action_names(bus, o, p).await
         } else {
             Ok::<_, CallError>(Vec::new())
         }
@@ -137,6 +131,21 @@ async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
         value: value.unwrap_or(None),
         actions: actions.unwrap_or_default(),
     })
+}
+
+/// The names of an element's actions. `GetActions` gives localized names, which Chromium
+/// leaves empty: those are asked one by one with `GetName`.
+pub async fn action_names(bus: &Bus, o: &str, p: &str) -> Result<Vec<String>, CallError> {
+    let list: Vec<(String, String, String)> = bus.call(o, p, ACTION, "GetActions", &()).await?;
+    let names = join_all(list.iter().enumerate().map(|(i, (name, _, _))| async move {
+        if name.is_empty() {
+            bus.call::<_, String>(o, p, ACTION, "GetName", &(i as i32,)).await.unwrap_or_default()
+        } else {
+            name.clone()
+        }
+    }))
+    .await;
+    Ok(names)
 }
 
 /// Caps long text so one editor buffer cannot flood an agent's context.

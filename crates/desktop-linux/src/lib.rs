@@ -1,10 +1,13 @@
 //! Linux backend of desktop-cli: AT-SPI over D-Bus for trees, X11 for windows, and the
 //! headless sandbox. `bus` is the only layer that talks D-Bus; `convert` is pure.
 
+pub mod act;
 pub mod apps;
 pub mod bus;
 pub mod convert;
 pub mod hydrate;
+pub mod input;
+pub mod launch;
 pub mod procs;
 pub mod sandbox;
 pub mod session;

@@ -119,17 +119,27 @@ pub fn toolkit_env() -> Vec<(&'static str, String)> {
     ]
 }
 
+/// This user's runtime directory for desktop-cli (not persistent state): sandboxes, ref maps.
+pub fn runtime_root() -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| Path::new(d).is_dir()) {
+        Some(dir) => PathBuf::from(dir).join("desktop-cli"),
+        None => std::env::temp_dir().join(format!("desktop-cli-{}", rustix::process::getuid().as_raw())),
+    }
+}
+
 /// Where sandbox directories live.
 pub fn state_root() -> PathBuf {
-    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| Path::new(d).is_dir()) {
-        Some(dir) => PathBuf::from(dir).join("desktop-cli").join("sandbox"),
-        None => std::env::temp_dir()
-            .join(format!(
-                "desktop-cli-{}",
-                rustix::process::getuid().as_raw()
-            ))
-            .join("sandbox"),
-    }
+    runtime_root().join("sandbox")
+}
+
+/// The ref map of the desktop in `DISPLAY` (one file per display).
+pub fn refs_path() -> PathBuf {
+    let display = std::env::var("DISPLAY").unwrap_or_else(|_| "none".into());
+    let key: String = display
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
+        .collect();
+    runtime_root().join("refs").join(format!("{key}.json"))
 }
 
 /// Every recorded sandbox, running or not, lowest display first.

@@ -45,7 +45,7 @@ x11rb::atom_manager! {
     }
 }
 
-fn x_err(e: impl std::fmt::Display) -> Error {
+pub(crate) fn x_err(e: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::NoDisplay, format!("X11 request failed: {e}"))
         .suggest("Check that the X server in DISPLAY is running (`desktop-cli doctor`)")
 }
@@ -305,6 +305,25 @@ impl X {
             .ok()
             .and_then(|c| c.reply().ok())
             .is_some_and(|r| r.present)
+    }
+
+    /// Under an EWMH window manager, asks it to activate `window` (it may ignore a bare
+    /// SetInputFocus). Without one, nothing to do.
+    pub(crate) fn activate_with_wm(&self, window: Window) -> Result<()> {
+        if !self.has_wm() {
+            return Ok(());
+        }
+        let event = x11rb::protocol::xproto::ClientMessageEvent::new(
+            32,
+            window,
+            self.atoms._NET_ACTIVE_WINDOW,
+            [2u32, x11rb::CURRENT_TIME, 0, 0, 0],
+        );
+        use x11rb::protocol::xproto::EventMask;
+        self.conn
+            .send_event(false, self.root, EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY, event)
+            .map_err(x_err)?;
+        Ok(())
     }
 
     /// Interns an atom (used by callers that need one we do not preload).

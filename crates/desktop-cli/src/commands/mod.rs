@@ -1,8 +1,9 @@
 //! One module per command; `dispatch` routes a parsed command line to it.
 
+mod act;
 mod doctor;
 mod list;
-mod read;
+pub(crate) mod read;
 mod sandbox;
 
 use crate::cli::{Cli, Command, Global};
@@ -16,12 +17,36 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
     match cli.command {
         Command::List(args) => finish(out, "list", list::run(&g, args).await),
         Command::Read(args) => read::run(&g, out, args).await,
+        Command::Click(a) => acting(&g, out, "click", |d| Box::pin(act::click(d, a))).await,
+        Command::Type(a) => acting(&g, out, "type", |d| Box::pin(act::type_text(d, a))).await,
+        Command::Press(a) => acting(&g, out, "press", |d| Box::pin(act::press(d, a))).await,
+        Command::Focus(a) => acting(&g, out, "focus", |d| Box::pin(act::focus(d, a))).await,
+        Command::Scroll(a) => acting(&g, out, "scroll", |d| Box::pin(act::scroll(d, a))).await,
+        Command::Drag(a) => acting(&g, out, "drag", |d| Box::pin(act::drag(d, a))).await,
+        Command::SetValue(a) => acting(&g, out, "set-value", |d| Box::pin(act::set_value(d, a))).await,
+        Command::Toggle(a) => acting(&g, out, "toggle", |d| Box::pin(act::toggle(d, a))).await,
+        Command::Action(a) => acting(&g, out, "action", |d| Box::pin(act::action(d, a))).await,
+        Command::Launch(a) => acting(&g, out, "launch", |d| Box::pin(act::launch(d, a))).await,
         Command::Sandbox(cmd) => sandbox::run(&g, out, cmd).await,
         Command::Doctor => doctor::run(&g, out).await,
         Command::Schema { command } => match crate::schema::get(command.as_deref()) {
             Ok(s) => out.ok("schema", s),
             Err(e) => out.err("schema", &e),
         },
+    }
+}
+
+type Acting<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<desktop_core::action::ActionResult>> + 'a>>;
+
+/// Connects, runs one action command, prints its result.
+async fn acting(g: &Global, out: Out, command: &str, run: impl for<'a> FnOnce(&'a LinuxDesktop) -> Acting<'a>) -> i32 {
+    let result = match connect(g).await {
+        Ok(d) => run(&d).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(r) => out.ok(command, r),
+        Err(e) => out.err(command, &e),
     }
 }
 

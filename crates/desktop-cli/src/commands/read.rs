@@ -16,6 +16,7 @@ pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
         let d = connect(g).await?;
         let mut data = d.read(&target(&args.target), &filters).await?;
         data.flat = args.compact;
+        remember(&data);
         Ok::<_, Error>(data)
     }
     .await;
@@ -41,6 +42,16 @@ pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
         }
     }
     code
+}
+
+/// Records the ids of this read for later actions; a failure costs only the ids.
+fn remember(data: &desktop_core::ReadData) {
+    let path = desktop_linux::sandbox::refs_path();
+    let mut map = desktop_core::refs::RefMap::load(&path);
+    map.record(data);
+    if let Err(e) = map.save(&path) {
+        notice(&format!("cannot save element ids to {}: {e}", path.display()));
+    }
 }
 
 pub fn target(t: &TargetArgs) -> Target {

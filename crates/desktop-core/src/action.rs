@@ -1,0 +1,136 @@
+//! `data` of action commands: what was done, to which element, by which route, and the
+//! element's state afterwards when it changed.
+
+use crate::node::{Node, Rect, States};
+use crate::render::{shown_value, Bounds};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+/// How an action reached the app.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Route {
+    /// The element's own accessibility interface (Action, EditableText, Value, Component):
+    /// works on background windows, needs no pointer.
+    A11y,
+    /// Synthesized keyboard or pointer input (XTest) at the element or the given point.
+    Input,
+    /// Neither: the window system itself (focus, launch).
+    System,
+}
+
+/// The parts of an element's state an action can change, compared before and after.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ElementState {
+    pub role: String,
+    pub value: Option<String>,
+    pub states: States,
+}
+
+impl ElementState {
+    pub fn of(n: &Node) -> Self {
+        let keep = States::FOCUSED
+            | States::DISABLED
+            | States::SELECTED
+            | States::CHECKED
+            | States::MIXED
+            | States::EXPANDABLE
+            | States::EXPANDED
+            | States::READ_ONLY;
+        ElementState {
+            role: n.role.short().to_string(),
+            value: shown_value(n).map(str::to_string),
+            states: States::from_bits(n.states.bits() & keep.bits()),
+        }
+    }
+}
+
+/// Serialized with the compact keys of `read`: `r`, `v`, `f`, `e`, `s`, `k`, `x`, `ro`.
+impl Serialize for ElementState {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let st = self.states;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("r", &self.role)?;
+        if let Some(v) = &self.value {
+            m.serialize_entry("v", v)?;
+        }
+        if st.contains(States::FOCUSED) {
+            m.serialize_entry("f", &true)?;
+        }
+        if st.contains(States::DISABLED) {
+            m.serialize_entry("e", &false)?;
+        }
+        if st.contains(States::SELECTED) {
+            m.serialize_entry("s", &true)?;
+        }
+        if st.contains(States::MIXED) {
+            m.serialize_entry("k", "mixed")?;
+        } else if st.contains(States::CHECKED) {
+            m.serialize_entry("k", &true)?;
+        } else if self.role == "chk" || self.role == "toggle" || self.role == "switch" || self.role == "radio" {
+            m.serialize_entry("k", &false)?;
+        }
+        if st.contains(States::EXPANDABLE) {
+            m.serialize_entry("x", &st.contains(States::EXPANDED))?;
+        }
+        if st.contains(States::READ_ONLY) {
+            m.serialize_entry("ro", &true)?;
+        }
+        m.end()
+    }
+}
+
+/// What an action acted on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Acted {
+    pub role: String,
+    pub name: String,
+    pub bounds: Option<Rect>,
+}
+
+impl Serialize for Acted {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("r", &self.role)?;
+        if !self.name.is_empty() {
+            m.serialize_entry("t", &self.name)?;
+        }
+        if let Some(b) = self.bounds.filter(Rect::is_valid) {
+            m.serialize_entry("b", &Bounds(b))?;
+        }
+        m.end()
+    }
+}
+
+/// `data` of `click`, `type`, `press`, `focus`, `scroll`, `drag`, `set-value`, `toggle`,
+/// `action`, `launch`:
+/// `{"action":"click","id":12,"route":"a11y","element":{"r":"chk","t":"Agree"},
+///   "post_state":{"r":"chk","k":true}}`. `post_state` is omitted when nothing changed.
+#[derive(Clone, Debug, Serialize)]
+pub struct ActionResult {
+    pub action: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<u32>,
+    pub route: Route,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub element: Option<Acted>,
+    /// The recorded handle was gone and the element was found again by its fingerprint.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rematched: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub post_state: Option<ElementState>,
+    /// Command-specific facts (characters typed, the launched app's pid, ...).
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl ActionResult {
+    pub fn new(action: &'static str, route: Route) -> Self {
+        ActionResult { action, id: None, route, element: None, rematched: false, post_state: None, extra: Default::default() }
+    }
+
+    pub fn with(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
+        self.extra.insert(key.to_string(), value.into());
+        self
+    }
+}

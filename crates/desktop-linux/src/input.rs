@@ -1,0 +1,414 @@
+//! Synthesized input through XTest: pointer moves, clicks, wheel, drags, keys and text.
+//! Text types any Unicode character: characters the keyboard map lacks are bound for the
+//! moment to a spare key code (the way xdotool does), and the map is restored afterwards.
+
+use crate::x11::{x_err, X};
+use desktop_core::keys::{Combo, Key, Modifier};
+use desktop_core::{Error, ErrorCode, Rect, Result};
+use std::collections::HashMap;
+use std::time::Duration;
+use x11rb::connection::Connection;
+use x11rb::protocol::xproto::{ConfigureWindowAux, ConnectionExt, InputFocus, StackMode, Window};
+use x11rb::protocol::xtest::ConnectionExt as _;
+
+const KEY_PRESS: u8 = 2;
+const KEY_RELEASE: u8 = 3;
+const BUTTON_PRESS: u8 = 4;
+const BUTTON_RELEASE: u8 = 5;
+const MOTION: u8 = 6;
+const NO_SYMBOL: u32 = 0;
+
+/// Mouse buttons as X numbers them (4-7 are the wheel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Button {
+    Left = 1,
+    Middle = 2,
+    Right = 3,
+}
+
+/// Wheel direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wheel {
+    Up = 4,
+    Down = 5,
+    Left = 6,
+    Right = 7,
+}
+
+impl X {
+    fn fake(&self, kind: u8, detail: u8, x: i16, y: i16) -> Result<()> {
+        self.conn.xtest_fake_input(kind, detail, 0, self.root, x, y, 0).map_err(x_err)?;
+        Ok(())
+    }
+
+    /// Waits until the server has handled every request sent so far.
+    pub fn sync(&self) -> Result<()> {
+        self.conn.get_input_focus().map_err(x_err)?.reply().map_err(x_err)?;
+        Ok(())
+    }
+
+    /// Fails with OFF_SCREEN when a point lies outside the screen.
+    pub fn check_on_screen(&self, x: i32, y: i32) -> Result<()> {
+        if self.screen.contains_point(x, y) {
+            return Ok(());
+        }
+        Err(Error::new(
+            ErrorCode::OffScreen,
+            format!("({x},{y}) is outside the screen (0,0 to {},{})", self.screen.w - 1, self.screen.h - 1),
+        )
+        .suggest("Use coordinates inside the screen; `desktop-cli list` shows window bounds"))
+    }
+
+    /// Raises a top-level window and gives it keyboard focus. Without a window manager
+    /// (a sandbox) this is what the user's click would have done.
+    pub fn raise_and_focus(&self, window: Window) -> Result<()> {
+        self.conn
+            .configure_window(window, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE))
+            .map_err(x_err)?;
+        self.conn
+            .set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)
+            .map_err(x_err)?;
+        self.activate_with_wm(window)?;
+        self.sync()
+    }
+
+    /// The top-level window showing at a point (what a click there would hit).
+    pub fn top_level_at(&self, x: i32, y: i32) -> Option<Window> {
+        let (x, y) = (i16::try_from(x).ok()?, i16::try_from(y).ok()?);
+        let reply = self.conn.translate_coordinates(self.root, self.root, x, y).ok()?.reply().ok()?;
+        (reply.child != 0).then_some(reply.child)
+    }
+
+    pub fn move_pointer(&self, x: i32, y: i32) -> Result<()> {
+        self.check_on_screen(x, y)?;
+        self.fake(MOTION, 0, x as i16, y as i16)
+    }
+
+    /// Clicks `count` times at a point.
+    pub fn click(&self, x: i32, y: i32, button: Button, count: u32) -> Result<()> {
+        self.move_pointer(x, y)?;
+        for _ in 0..count.max(1) {
+            self.fake(BUTTON_PRESS, button as u8, 0, 0)?;
+            self.fake(BUTTON_RELEASE, button as u8, 0, 0)?;
+        }
+        self.sync()
+    }
+
+    /// Turns the wheel `amount` notches at a point.
+    pub fn scroll(&self, x: i32, y: i32, wheel: Wheel, amount: u32) -> Result<()> {
+        self.move_pointer(x, y)?;
+        for _ in 0..amount {
+            self.fake(BUTTON_PRESS, wheel as u8, 0, 0)?;
+            self.fake(BUTTON_RELEASE, wheel as u8, 0, 0)?;
+        }
+        self.sync()
+    }
+
+    /// Presses at `from`, moves in steps to `to`, releases: toolkits that wait for motion
+    /// before they start a drag see it.
+    pub async fn drag(&self, from: (i32, i32), to: (i32, i32), button: Button) -> Result<()> {
+        self.check_on_screen(to.0, to.1)?;
+        self.move_pointer(from.0, from.1)?;
+        self.fake(BUTTON_PRESS, button as u8, 0, 0)?;
+        self.sync()?;
+        const STEPS: i32 = 12;
+        for i in 1..=STEPS {
+            let x = from.0 + (to.0 - from.0) * i / STEPS;
+            let y = from.1 + (to.1 - from.1) * i / STEPS;
+            self.fake(MOTION, 0, x as i16, y as i16)?;
+            self.sync()?;
+            tokio::time::sleep(Duration::from_millis(8)).await;
+        }
+        self.fake(BUTTON_RELEASE, button as u8, 0, 0)?;
+        self.sync()
+    }
+
+    /// The center of `r`, refusing rectangles that are not on screen.
+    pub fn click_point(&self, r: Rect) -> Result<(i32, i32)> {
+        let (x, y) = r.center();
+        self.check_on_screen(x, y).map_err(|e| {
+            Error::new(ErrorCode::NotInteractable, format!("the element's center ({x},{y}) is off screen"))
+                .suggest("Bring it into view first: `desktop-cli scroll --id N --into-view`")
+                .detail(e.message)
+        })?;
+        Ok((x, y))
+    }
+}
+
+/// The keyboard map, and keys bound on the fly for characters it lacks.
+pub struct Keyboard<'a> {
+    x: &'a X,
+    min_keycode: u8,
+    per_keycode: usize,
+    syms: Vec<u32>,
+    /// Key codes with no symbol at all: free to bind temporarily.
+    spare: Vec<u8>,
+    bound: HashMap<u32, u8>,
+}
+
+impl std::fmt::Debug for Keyboard<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Keyboard").field("spare", &self.spare.len()).finish()
+    }
+}
+
+impl<'a> Keyboard<'a> {
+    pub fn new(x: &'a X) -> Result<Keyboard<'a>> {
+        let setup = x.conn.setup();
+        let (min, max) = (setup.min_keycode, setup.max_keycode);
+        let reply = x
+            .conn
+            .get_keyboard_mapping(min, max - min + 1)
+            .map_err(x_err)?
+            .reply()
+            .map_err(x_err)?;
+        let per = usize::from(reply.keysyms_per_keycode).max(1);
+        let spare = reply
+            .keysyms
+            .chunks(per)
+            .enumerate()
+            .filter(|(_, syms)| syms.iter().all(|s| *s == NO_SYMBOL))
+            .map(|(i, _)| min + i as u8)
+            .rev()
+            .collect();
+        Ok(Keyboard { x, min_keycode: min, per_keycode: per, syms: reply.keysyms, spare, bound: HashMap::new() })
+    }
+
+    /// A key code that produces `keysym`, and whether Shift is needed.
+    fn find(&self, keysym: u32) -> Option<(u8, bool)> {
+        for (i, syms) in self.syms.chunks(self.per_keycode).enumerate() {
+            let code = self.min_keycode + i as u8;
+            if syms.first() == Some(&keysym) {
+                return Some((code, false));
+            }
+            if syms.get(1) == Some(&keysym) {
+                return Some((code, true));
+            }
+        }
+        None
+    }
+
+    /// The key code for `keysym`, binding a spare one if the map lacks it.
+    fn code_for(&mut self, keysym: u32) -> Result<(u8, bool)> {
+        if let Some(found) = self.find(keysym) {
+            return Ok(found);
+        }
+        if let Some(code) = self.bound.get(&keysym) {
+            return Ok((*code, false));
+        }
+        let code = match self.spare.pop() {
+            Some(c) => c,
+            None => {
+                // Every spare key is in use: release them all and start over.
+                self.restore()?;
+                self.spare.pop().ok_or_else(|| {
+                    Error::new(ErrorCode::ActionFailed, "the keyboard map has no spare key code to type this character")
+                })?
+            }
+        };
+        let syms = vec![keysym; self.per_keycode];
+        self.x
+            .conn
+            .change_keyboard_mapping(1, code, self.per_keycode as u8, &syms)
+            .map_err(x_err)?;
+        self.x.sync()?;
+        self.bound.insert(keysym, code);
+        Ok((code, false))
+    }
+
+    fn tap(&self, code: u8, shift: bool, delay: Duration) -> Result<()> {
+        let shift_code = if shift { self.find(SHIFT_L).map(|(c, _)| c) } else { None };
+        if let Some(s) = shift_code {
+            self.x.fake(KEY_PRESS, s, 0, 0)?;
+        }
+        self.x.fake(KEY_PRESS, code, 0, 0)?;
+        self.x.fake(KEY_RELEASE, code, 0, 0)?;
+        if let Some(s) = shift_code {
+            self.x.fake(KEY_RELEASE, s, 0, 0)?;
+        }
+        if !delay.is_zero() {
+            self.x.sync()?;
+            std::thread::sleep(delay);
+        }
+        Ok(())
+    }
+
+    /// Types `text` character by character.
+    ///
+    /// Characters the map lacks are all bound before the first key goes out, and unbound
+    /// only after a pause: XKB clients (GTK, Qt, Chromium) re-read the whole map when told
+    /// it changed, at the moment they get to that notice, and translate the keys queued
+    /// behind it with whatever map they read then.
+    pub fn type_text(&mut self, text: &str, delay: Duration) -> Result<()> {
+        let chars: Vec<char> = text.chars().filter(|c| *c != '\r').collect();
+        let mut missing: Vec<u32> = chars.iter().map(|c| keysym_for_char(*c)).filter(|k| self.find(*k).is_none()).collect();
+        missing.sort_unstable();
+        missing.dedup();
+        let mut start = 0;
+        while start < chars.len() {
+            // Bind as many of the missing characters as there are spare key codes.
+            let batch: Vec<u32> = missing.iter().copied().filter(|k| !self.bound.contains_key(k)).take(self.spare.len().max(1)).collect();
+            if !batch.is_empty() {
+                for k in &batch {
+                    self.code_for(*k)?;
+                }
+                std::thread::sleep(REMAP_SETTLE);
+            }
+            let mut end = start;
+            while end < chars.len() {
+                let k = keysym_for_char(chars[end]);
+                let (code, shift) = match self.find(k).or_else(|| self.bound.get(&k).map(|c| (*c, false))) {
+                    Some(found) => found,
+                    None => break, // not bound in this batch: next round
+                };
+                self.tap(code, shift, delay)?;
+                end += 1;
+            }
+            self.x.sync()?;
+            if end < chars.len() {
+                // Out of spare keys: let the app read what was typed, then rebind.
+                std::thread::sleep(REMAP_LINGER);
+                self.restore()?;
+            }
+            start = end;
+        }
+        if !self.bound.is_empty() {
+            std::thread::sleep(REMAP_LINGER);
+        }
+        self.restore()
+    }
+
+    /// Presses a combo: modifiers down in order, the key, modifiers up in reverse.
+    pub fn press(&mut self, combo: &Combo) -> Result<()> {
+        let mut mods = Vec::new();
+        for m in &combo.modifiers {
+            mods.push(self.code_for(modifier_keysym(*m))?.0);
+        }
+        let keysym = match &combo.key {
+            Key::Char(c) => keysym_for_char(*c),
+            Key::Named(name) => named_keysym(name).ok_or_else(|| Error::internal(format!("no keysym for {name}")))?,
+            Key::ModifierOnly(m) => modifier_keysym(*m),
+        };
+        let (code, shift) = self.code_for(keysym)?;
+        let add_shift = shift && !combo.modifiers.contains(&Modifier::Shift);
+        let shift_code = if add_shift { self.find(SHIFT_L).map(|(c, _)| c) } else { None };
+        for &m in mods.iter().chain(shift_code.iter()) {
+            self.x.fake(KEY_PRESS, m, 0, 0)?;
+        }
+        self.x.fake(KEY_PRESS, code, 0, 0)?;
+        self.x.fake(KEY_RELEASE, code, 0, 0)?;
+        for &m in shift_code.iter().chain(mods.iter().rev()) {
+            self.x.fake(KEY_RELEASE, m, 0, 0)?;
+        }
+        self.x.sync()?;
+        if !self.bound.is_empty() {
+            std::thread::sleep(REMAP_LINGER);
+        }
+        self.restore()
+    }
+
+    /// Unbinds the temporary key codes.
+    fn restore(&mut self) -> Result<()> {
+        let none = vec![NO_SYMBOL; self.per_keycode];
+        for (_, code) in self.bound.drain() {
+            self.x
+                .conn
+                .change_keyboard_mapping(1, code, self.per_keycode as u8, &none)
+                .map_err(x_err)?;
+            self.spare.push(code);
+        }
+        self.x.sync()
+    }
+}
+
+impl Drop for Keyboard<'_> {
+    fn drop(&mut self) {
+        let _ = self.restore();
+    }
+}
+
+const SHIFT_L: u32 = 0xffe1;
+/// Time for clients to read a changed keyboard map before keys that need it arrive.
+const REMAP_SETTLE: Duration = Duration::from_millis(20);
+/// Time for clients to translate the keys typed with temporary bindings before those go.
+const REMAP_LINGER: Duration = Duration::from_millis(120);
+
+/// The X keysym of a character: Latin-1 maps to itself, the rest to the Unicode range.
+pub fn keysym_for_char(c: char) -> u32 {
+    match c {
+        '\n' => 0xff0d,
+        '\t' => 0xff09,
+        '\u{8}' => 0xff08,
+        '\u{1b}' => 0xff1b,
+        c if (' '..='~').contains(&c) || ('\u{a0}'..='\u{ff}').contains(&c) => c as u32,
+        c => 0x0100_0000 | c as u32,
+    }
+}
+
+fn modifier_keysym(m: Modifier) -> u32 {
+    match m {
+        Modifier::Ctrl => 0xffe3,
+        Modifier::Shift => SHIFT_L,
+        Modifier::Alt => 0xffe9,
+        Modifier::Super => 0xffeb,
+        Modifier::Meta => 0xffe7,
+        Modifier::AltGr => 0xfe03,
+    }
+}
+
+fn named_keysym(name: &str) -> Option<u32> {
+    Some(match name {
+        "Return" => 0xff0d,
+        "Tab" => 0xff09,
+        "Escape" => 0xff1b,
+        "space" => 0x20,
+        "BackSpace" => 0xff08,
+        "Delete" => 0xffff,
+        "Insert" => 0xff63,
+        "Home" => 0xff50,
+        "End" => 0xff57,
+        "Page_Up" => 0xff55,
+        "Page_Down" => 0xff56,
+        "Left" => 0xff51,
+        "Up" => 0xff52,
+        "Right" => 0xff53,
+        "Down" => 0xff54,
+        "Menu" => 0xff67,
+        "Print" => 0xff61,
+        "Caps_Lock" => 0xffe5,
+        "Num_Lock" => 0xff7f,
+        "Scroll_Lock" => 0xff14,
+        "Pause" => 0xff13,
+        "plus" => 0x2b,
+        "minus" => 0x2d,
+        "comma" => 0x2c,
+        "period" => 0x2e,
+        "slash" => 0x2f,
+        "backslash" => 0x5c,
+        "semicolon" => 0x3b,
+        "apostrophe" => 0x27,
+        "grave" => 0x60,
+        "bracketleft" => 0x5b,
+        "bracketright" => 0x5d,
+        "equal" => 0x3d,
+        f if f.starts_with('F') => 0xffbe + f[1..].parse::<u32>().ok()?.checked_sub(1)?,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keysyms() {
+        assert_eq!(keysym_for_char('a'), 0x61);
+        assert_eq!(keysym_for_char('é'), 0xe9);
+        assert_eq!(keysym_for_char('中'), 0x0100_4e2d);
+        assert_eq!(keysym_for_char('😀'), 0x0101_f600);
+        assert_eq!(keysym_for_char('\n'), 0xff0d);
+        assert_eq!(named_keysym("F5"), Some(0xffc2));
+        assert_eq!(named_keysym("F24"), Some(0xffbe + 23));
+        assert_eq!(named_keysym("F0"), None);
+    }
+}
