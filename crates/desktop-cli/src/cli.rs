@@ -294,7 +294,12 @@ pub struct ScrollArgs {
     #[arg(long, default_value_t = 3)]
     pub amount: u32,
     /// Scroll at this point (with --y).
-    #[arg(long, requires = "y", conflicts_with = "id", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        requires = "y",
+        conflicts_with = "id",
+        allow_hyphen_values = true
+    )]
     pub x: Option<i32>,
     #[arg(long, requires = "x", allow_hyphen_values = true)]
     pub y: Option<i32>,
@@ -310,11 +315,21 @@ pub struct ScrollArgs {
 pub struct DragArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    #[arg(long, requires = "from_y", conflicts_with = "from_id", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        requires = "from_y",
+        conflicts_with = "from_id",
+        allow_hyphen_values = true
+    )]
     pub from_x: Option<i32>,
     #[arg(long, requires = "from_x", allow_hyphen_values = true)]
     pub from_y: Option<i32>,
-    #[arg(long, requires = "to_y", conflicts_with = "to_id", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        requires = "to_y",
+        conflicts_with = "to_id",
+        allow_hyphen_values = true
+    )]
     pub to_x: Option<i32>,
     #[arg(long, requires = "to_x", allow_hyphen_values = true)]
     pub to_y: Option<i32>,
@@ -362,6 +377,11 @@ pub struct LaunchArgs {
     #[arg(long, default_value_t = 30)]
     pub wait: u64,
     /// The program and its arguments.
-    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
     pub cmd: Vec<String>,
 }

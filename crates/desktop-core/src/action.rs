@@ -67,7 +67,11 @@ impl Serialize for ElementState {
             m.serialize_entry("k", "mixed")?;
         } else if st.contains(States::CHECKED) {
             m.serialize_entry("k", &true)?;
-        } else if self.role == "chk" || self.role == "toggle" || self.role == "switch" || self.role == "radio" {
+        } else if self.role == "chk"
+            || self.role == "toggle"
+            || self.role == "switch"
+            || self.role == "radio"
+        {
             m.serialize_entry("k", &false)?;
         }
         if st.contains(States::EXPANDABLE) {
@@ -126,7 +130,15 @@ pub struct ActionResult {
 
 impl ActionResult {
     pub fn new(action: &'static str, route: Route) -> Self {
-        ActionResult { action, id: None, route, element: None, rematched: false, post_state: None, extra: Default::default() }
+        ActionResult {
+            action,
+            id: None,
+            route,
+            element: None,
+            rematched: false,
+            post_state: None,
+            extra: Default::default(),
+        }
     }
 
     pub fn with(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {

@@ -69,8 +69,8 @@ const NAMED: &[(&[&str], &str)] = &[
 ];
 
 const FUNCTION_KEYS: [&str; 24] = [
-    "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10", "F11", "F12", "F13", "F14", "F15", "F16",
-    "F17", "F18", "F19", "F20", "F21", "F22", "F23", "F24",
+    "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10", "F11", "F12", "F13", "F14", "F15",
+    "F16", "F17", "F18", "F19", "F20", "F21", "F22", "F23", "F24",
 ];
 
 fn modifier(word: &str) -> Option<Modifier> {
@@ -104,9 +104,12 @@ impl Combo {
             return Err(bad(combo, "an empty part (write `+` as `plus`)"));
         }
         let mut modifiers = Vec::new();
-        let (last, mods) = parts.split_last().ok_or_else(|| bad(combo, "it is empty"))?;
+        let (last, mods) = parts
+            .split_last()
+            .ok_or_else(|| bad(combo, "it is empty"))?;
         for m in mods {
-            let m = modifier(&m.to_lowercase()).ok_or_else(|| bad(combo, &format!("`{m}` is not a modifier")))?;
+            let m = modifier(&m.to_lowercase())
+                .ok_or_else(|| bad(combo, &format!("`{m}` is not a modifier")))?;
             if modifiers.contains(&m) {
                 return Err(bad(combo, "a modifier is repeated"));
             }
@@ -118,9 +121,15 @@ impl Combo {
                 return Err(bad(combo, "a modifier is repeated"));
             }
             Key::ModifierOnly(m)
-        } else if let Some((_, name)) = NAMED.iter().find(|(names, _)| names.contains(&lower.as_str())) {
+        } else if let Some((_, name)) = NAMED
+            .iter()
+            .find(|(names, _)| names.contains(&lower.as_str()))
+        {
             Key::Named(name)
-        } else if let Some(n) = lower.strip_prefix('f').and_then(|n| n.parse::<usize>().ok()) {
+        } else if let Some(n) = lower
+            .strip_prefix('f')
+            .and_then(|n| n.parse::<usize>().ok())
+        {
             match FUNCTION_KEYS.get(n.wrapping_sub(1)) {
                 Some(name) => Key::Named(name),
                 None => return Err(bad(combo, "function keys go from f1 to f24")),
@@ -128,7 +137,11 @@ impl Combo {
         } else {
             let mut chars = last.chars();
             match (chars.next(), chars.next()) {
-                (Some(c), None) if !c.is_control() => Key::Char(if modifiers.is_empty() { c } else { c.to_ascii_lowercase() }),
+                (Some(c), None) if !c.is_control() => Key::Char(if modifiers.is_empty() {
+                    c
+                } else {
+                    c.to_ascii_lowercase()
+                }),
                 _ => return Err(bad(combo, &format!("`{last}` is not a key name"))),
             }
         };
@@ -157,7 +170,10 @@ mod tests {
         assert_eq!(c.key, Key::Char('t'));
         assert_eq!(Combo::parse("enter").unwrap().key, Key::Named("Return"));
         assert_eq!(Combo::parse("f5").unwrap().key, Key::Named("F5"));
-        assert_eq!(Combo::parse("super").unwrap().key, Key::ModifierOnly(Modifier::Super));
+        assert_eq!(
+            Combo::parse("super").unwrap().key,
+            Key::ModifierOnly(Modifier::Super)
+        );
         assert_eq!(Combo::parse("ctrl+plus").unwrap().key, Key::Named("plus"));
         assert_eq!(Combo::parse("A").unwrap().key, Key::Char('A'));
         assert_eq!(Combo::parse("é").unwrap().key, Key::Char('é'));
@@ -167,7 +183,19 @@ mod tests {
 
     #[test]
     fn malformed_combos_are_rejected() {
-        for bad in ["", "ctrl++", "hyper+q", "ctrl+", "+a", "ctrl+ctrl+a", "f0", "f25", "ctrl+shift", "abc", "ctrl+foo"] {
+        for bad in [
+            "",
+            "ctrl++",
+            "hyper+q",
+            "ctrl+",
+            "+a",
+            "ctrl+ctrl+a",
+            "f0",
+            "f25",
+            "ctrl+shift",
+            "abc",
+            "ctrl+foo",
+        ] {
             let e = Combo::parse(bad);
             if bad == "ctrl+shift" {
                 // Modifiers alone are a valid combo: the last is pressed as a key.

@@ -55,7 +55,9 @@ impl WindowRefs {
                 let (app, a) = (self.app.to_lowercase(), a.to_lowercase());
                 app == a || app.contains(&a)
             })
-            && t.window.as_deref().is_none_or(|w| self.title.to_lowercase().contains(&w.to_lowercase()))
+            && t.window
+                .as_deref()
+                .is_none_or(|w| self.title.to_lowercase().contains(&w.to_lowercase()))
     }
 
     fn same_window(&self, w: &WindowInfo) -> bool {
@@ -96,7 +98,10 @@ impl RefMap {
             std::fs::create_dir_all(dir)?;
         }
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, serde_json::to_vec(self).map_err(std::io::Error::other)?)?;
+        std::fs::write(
+            &tmp,
+            serde_json::to_vec(self).map_err(std::io::Error::other)?,
+        )?;
         std::fs::rename(&tmp, path)
     }
 
@@ -114,7 +119,10 @@ impl RefMap {
                         name: n.name.clone(),
                         label: n.name_from_child,
                         ancestry: ancestry.clone(),
-                        bounds: n.bounds.filter(Rect::is_valid).map(|b| [b.x, b.y, b.w, b.h]),
+                        bounds: n
+                            .bounds
+                            .filter(Rect::is_valid)
+                            .map(|b| [b.x, b.y, b.w, b.h]),
                     });
                 }
                 let pushed = step(n).map(|s| ancestry.push(s)).is_some();
@@ -145,8 +153,11 @@ impl RefMap {
     /// scope is empty).
     pub fn lookup(&self, id: u32, scope: &Target) -> Result<(&WindowRefs, &RefEntry)> {
         let last = self.windows.last().ok_or_else(|| {
-            Error::new(ErrorCode::ElementNotFound, format!("no element ids on record (id {id})"))
-                .suggest("Run `desktop-cli read` first: it assigns the ids actions take")
+            Error::new(
+                ErrorCode::ElementNotFound,
+                format!("no element ids on record (id {id})"),
+            )
+            .suggest("Run `desktop-cli read` first: it assigns the ids actions take")
         })?;
         let window = if scope.is_empty() {
             last
@@ -173,7 +184,10 @@ impl RefMap {
             let max = window.elements.iter().map(|e| e.id).max().unwrap_or(0);
             Error::new(
                 ErrorCode::ElementNotFound,
-                format!("no element {id} in the last read of {} \"{}\" (ids 1-{max})", window.app, window.title),
+                format!(
+                    "no element {id} in the last read of {} \"{}\" (ids 1-{max})",
+                    window.app, window.title
+                ),
             )
             .suggest("Use an id from the latest `read` output, or read again")
         })?;
@@ -192,9 +206,17 @@ pub fn same_element(entry: &RefEntry, role: &str, name: &str) -> bool {
 /// identical bounds; otherwise the answer is `AMBIGUOUS_TARGET`, and none is `STALE_REF`.
 pub fn rematch<'a>(entry: &RefEntry, tree: &'a [Node]) -> Result<&'a Node> {
     let mut found: Vec<&Node> = Vec::new();
-    fn visit<'a>(nodes: &'a [Node], ancestry: &mut Vec<String>, entry: &RefEntry, found: &mut Vec<&'a Node>) {
+    fn visit<'a>(
+        nodes: &'a [Node],
+        ancestry: &mut Vec<String>,
+        entry: &RefEntry,
+        found: &mut Vec<&'a Node>,
+    ) {
         for n in nodes {
-            if n.role.short() == entry.role && n.name == entry.name && is_subsequence(&entry.ancestry, ancestry) {
+            if n.role.short() == entry.role
+                && n.name == entry.name
+                && is_subsequence(&entry.ancestry, ancestry)
+            {
                 found.push(n);
             }
             let pushed = step(n).map(|s| ancestry.push(s)).is_some();
@@ -208,13 +230,21 @@ pub fn rematch<'a>(entry: &RefEntry, tree: &'a [Node]) -> Result<&'a Node> {
     match found.len() {
         0 => Err(Error::new(
             ErrorCode::StaleRef,
-            format!("element {} ({} \"{}\") is gone from the window", entry.id, entry.role, entry.name),
+            format!(
+                "element {} ({} \"{}\") is gone from the window",
+                entry.id, entry.role, entry.name
+            ),
         )
-        .suggest("The UI changed since the read: run `desktop-cli read` again and use the new ids")),
+        .suggest(
+            "The UI changed since the read: run `desktop-cli read` again and use the new ids",
+        )),
         1 => Ok(found[0]),
         _ => {
-            let same_place: Vec<&Node> =
-                found.iter().copied().filter(|n| n.bounds.is_some() && n.bounds == entry.rect()).collect();
+            let same_place: Vec<&Node> = found
+                .iter()
+                .copied()
+                .filter(|n| n.bounds.is_some() && n.bounds == entry.rect())
+                .collect();
             if same_place.len() == 1 {
                 return Ok(same_place[0]);
             }
@@ -248,7 +278,10 @@ mod tests {
             id,
             role,
             name: name.into(),
-            handle: Handle { owner: ":1.5".into(), path: path.into() },
+            handle: Handle {
+                owner: ":1.5".into(),
+                path: path.into(),
+            },
             bounds: Some(Rect::new(id as i32 * 10, 0, 10, 10)),
             children,
             ..Node::default()
@@ -277,22 +310,60 @@ mod tests {
     }
 
     fn tree() -> Vec<Node> {
-        vec![node(1, Role::Group, "Form", "/1", vec![node(2, Role::Button, "OK", "/2", vec![]), node(3, Role::Button, "Cancel", "/3", vec![])])]
+        vec![node(
+            1,
+            Role::Group,
+            "Form",
+            "/1",
+            vec![
+                node(2, Role::Button, "OK", "/2", vec![]),
+                node(3, Role::Button, "Cancel", "/3", vec![]),
+            ],
+        )]
     }
 
     #[test]
     fn record_and_lookup() {
         let mut map = RefMap::default();
         map.record(&data(tree(), "Main", 100));
-        map.record(&data(vec![node(1, Role::Link, "Other", "/9", vec![])], "Second", 200));
-        let (w, e) = map.lookup(2, &Target { app: Some("demo".into()), window: Some("main".into()), ..Target::default() }).unwrap();
+        map.record(&data(
+            vec![node(1, Role::Link, "Other", "/9", vec![])],
+            "Second",
+            200,
+        ));
+        let (w, e) = map
+            .lookup(
+                2,
+                &Target {
+                    app: Some("demo".into()),
+                    window: Some("main".into()),
+                    ..Target::default()
+                },
+            )
+            .unwrap();
         assert_eq!(w.title, "Main");
         assert_eq!(e.name, "OK");
         assert_eq!(e.ancestry, ["group:Form"]);
-        assert_eq!(map.lookup(1, &Target::default()).unwrap().1.name, "Other", "no scope: the last read");
+        assert_eq!(
+            map.lookup(1, &Target::default()).unwrap().1.name,
+            "Other",
+            "no scope: the last read"
+        );
         let err = map.lookup(2, &Target::default()).unwrap_err();
-        assert_eq!(err.code, ErrorCode::ElementNotFound, "id 2 is not in the last read");
-        let err = map.lookup(1, &Target { window: Some("nope".into()), ..Target::default() }).unwrap_err();
+        assert_eq!(
+            err.code,
+            ErrorCode::ElementNotFound,
+            "id 2 is not in the last read"
+        );
+        let err = map
+            .lookup(
+                1,
+                &Target {
+                    window: Some("nope".into()),
+                    ..Target::default()
+                },
+            )
+            .unwrap_err();
         assert_eq!(err.code, ErrorCode::WindowMismatch);
         // Reading a window again replaces its entry.
         map.record(&data(tree(), "Main", 100));
@@ -306,29 +377,70 @@ mod tests {
         map.record(&data(tree(), "Main", 100));
         let entry = map.lookup(3, &Target::default()).unwrap().1.clone();
         // New objects, new paths, one element inserted in front: still found.
-        let fresh = vec![node(0, Role::Group, "Form", "/11", vec![
-            node(0, Role::Button, "New", "/10", vec![]),
-            node(0, Role::Button, "OK", "/12", vec![]),
-            node(0, Role::Button, "Cancel", "/13", vec![]),
-        ])];
+        let fresh = vec![node(
+            0,
+            Role::Group,
+            "Form",
+            "/11",
+            vec![
+                node(0, Role::Button, "New", "/10", vec![]),
+                node(0, Role::Button, "OK", "/12", vec![]),
+                node(0, Role::Button, "Cancel", "/13", vec![]),
+            ],
+        )];
         assert_eq!(rematch(&entry, &fresh).unwrap().handle.path, "/13");
         // Gone.
-        let gone = vec![node(0, Role::Group, "Form", "/11", vec![node(0, Role::Button, "OK", "/12", vec![])])];
-        assert_eq!(rematch(&entry, &gone).unwrap_err().code, ErrorCode::StaleRef);
+        let gone = vec![node(
+            0,
+            Role::Group,
+            "Form",
+            "/11",
+            vec![node(0, Role::Button, "OK", "/12", vec![])],
+        )];
+        assert_eq!(
+            rematch(&entry, &gone).unwrap_err().code,
+            ErrorCode::StaleRef
+        );
         // Moved under another named container: not the same element.
-        let moved = vec![node(0, Role::Group, "Other form", "/11", vec![node(0, Role::Button, "Cancel", "/13", vec![])])];
-        assert_eq!(rematch(&entry, &moved).unwrap_err().code, ErrorCode::StaleRef);
+        let moved = vec![node(
+            0,
+            Role::Group,
+            "Other form",
+            "/11",
+            vec![node(0, Role::Button, "Cancel", "/13", vec![])],
+        )];
+        assert_eq!(
+            rematch(&entry, &moved).unwrap_err().code,
+            ErrorCode::StaleRef
+        );
         // Two look-alikes elsewhere: ambiguous.
-        let twice = vec![node(0, Role::Group, "Form", "/11", vec![
-            node(5, Role::Button, "Cancel", "/20", vec![]),
-            node(6, Role::Button, "Cancel", "/21", vec![]),
-        ])];
-        assert_eq!(rematch(&entry, &twice).unwrap_err().code, ErrorCode::AmbiguousTarget);
+        let twice = vec![node(
+            0,
+            Role::Group,
+            "Form",
+            "/11",
+            vec![
+                node(5, Role::Button, "Cancel", "/20", vec![]),
+                node(6, Role::Button, "Cancel", "/21", vec![]),
+            ],
+        )];
+        assert_eq!(
+            rematch(&entry, &twice).unwrap_err().code,
+            ErrorCode::AmbiguousTarget
+        );
     }
 
     #[test]
     fn same_element_checks_role_and_name() {
-        let e = RefEntry { id: 1, handle: Handle::default(), role: "btn".into(), name: "OK".into(), label: false, ancestry: vec![], bounds: None };
+        let e = RefEntry {
+            id: 1,
+            handle: Handle::default(),
+            role: "btn".into(),
+            name: "OK".into(),
+            label: false,
+            ancestry: vec![],
+            bounds: None,
+        };
         assert!(same_element(&e, "btn", "OK"));
         assert!(!same_element(&e, "btn", "Clicked"));
         assert!(!same_element(&e, "lnk", "OK"));

@@ -10,13 +10,24 @@ use crate::{app_error, filter, tree, LinuxDesktop};
 use desktop_core::action::{Acted, ActionResult, ElementState, Route};
 use desktop_core::keys::Combo;
 use desktop_core::refs::{self, RefMap};
-use desktop_core::{Caps, Error, ErrorCode, Filters, Handle, Node, Rect, Result, Role, States, Target, WindowInfo};
+use desktop_core::{
+    Caps, Error, ErrorCode, Filters, Handle, Node, Rect, Result, Role, States, Target, WindowInfo,
+};
 use std::time::{Duration, Instant};
 use zbus::zvariant::{OwnedValue, Value};
 
 const EDITABLE_TEXT: &str = "org.a11y.atspi.EditableText";
 /// Actions that mean "activate this", in the spellings of GTK, Chromium and Qt.
-const DEFAULT_ACTIONS: &[&str] = &["click", "press", "activate", "jump", "toggle", "dodefault", "open", "select"];
+const DEFAULT_ACTIONS: &[&str] = &[
+    "click",
+    "press",
+    "activate",
+    "jump",
+    "toggle",
+    "dodefault",
+    "open",
+    "select",
+];
 
 /// An element found and checked just now.
 #[derive(Debug, Clone)]
@@ -32,7 +43,11 @@ pub struct Live {
 
 impl Live {
     fn acted(&self) -> Acted {
-        Acted { role: self.node.role.short().to_string(), name: self.node.name.clone(), bounds: self.node.bounds }
+        Acted {
+            role: self.node.role.short().to_string(),
+            name: self.node.name.clone(),
+            bounds: self.node.bounds,
+        }
     }
 
     fn result(&self, action: &'static str, route: Route) -> ActionResult {
@@ -49,7 +64,11 @@ impl Live {
 }
 
 fn not_interactable(what: &str, n: &Node, suggestion: &str) -> Error {
-    Error::new(ErrorCode::NotInteractable, format!("{} \"{}\" {what}", n.role.short(), n.name)).suggest(suggestion)
+    Error::new(
+        ErrorCode::NotInteractable,
+        format!("{} \"{}\" {what}", n.role.short(), n.name),
+    )
+    .suggest(suggestion)
 }
 
 /// The live state of one element: role, states, name, interfaces and bounds.
@@ -66,7 +85,12 @@ pub async fn probe(bus: &Bus, handle: &Handle) -> Result<Node, CallError> {
     }
     if crate::hydrate::has_value(&node) {
         let mut one = [node];
-        let want = crate::hydrate::Want { bounds: false, values: true, actions: false, skip_pass_through: false };
+        let want = crate::hydrate::Want {
+            bounds: false,
+            values: true,
+            actions: false,
+            skip_pass_through: false,
+        };
         crate::hydrate::hydrate(bus, &mut one, want).await?;
         let [n] = one;
         node = n;
@@ -77,8 +101,13 @@ pub async fn probe(bus: &Bus, handle: &Handle) -> Result<Node, CallError> {
 impl LinuxDesktop {
     fn x(&self) -> Result<&crate::x11::X> {
         self.x.as_ref().ok_or_else(|| {
-            Error::new(ErrorCode::PlatformNotSupported, "synthesized input needs an X11 display")
-                .suggest("Run under X11 (or Xwayland with DISPLAY set), e.g. in `desktop-cli sandbox up`")
+            Error::new(
+                ErrorCode::PlatformNotSupported,
+                "synthesized input needs an X11 display",
+            )
+            .suggest(
+                "Run under X11 (or Xwayland with DISPLAY set), e.g. in `desktop-cli sandbox up`",
+            )
         })
     }
 
@@ -86,15 +115,27 @@ impl LinuxDesktop {
     /// it still shows the same element, else the one element matching its fingerprint.
     pub async fn element_by_id(&self, map: &RefMap, id: u32, scope: &Target) -> Result<Live> {
         let (w, entry) = map.lookup(id, scope)?;
-        let bus = self.bus.with_peer(&entry.handle.owner).await.map_err(|e| app_error(e, &w.app, self.timeout))?;
+        let bus = self
+            .bus
+            .with_peer(&entry.handle.owner)
+            .await
+            .map_err(|e| app_error(e, &w.app, self.timeout))?;
         let window_id = w.window_id.and_then(|i| u32::try_from(i).ok());
         match probe(&bus, &entry.handle).await {
             Ok(node) if refs::same_element(entry, node.role.short(), &node.name) => {
                 let mut node = node;
                 node.name = entry.name.clone();
-                return Ok(Live { node, window_id, id: Some(id), rematched: false, bus });
+                return Ok(Live {
+                    node,
+                    window_id,
+                    id: Some(id),
+                    rematched: false,
+                    bus,
+                });
             }
-            Err(CallError::Timeout) => return Err(app_error(CallError::Timeout, &w.app, self.timeout)),
+            Err(CallError::Timeout) => {
+                return Err(app_error(CallError::Timeout, &w.app, self.timeout))
+            }
             _ => {}
         }
         // The handle is gone or shows something else now: find the element again.
@@ -114,16 +155,34 @@ impl LinuxDesktop {
         })?;
         let tree = self.fresh_tree(&window).await?;
         let found = refs::rematch(entry, &tree)?;
-        let bus = self.bus.with_peer(&found.handle.owner).await.map_err(|e| app_error(e, &w.app, self.timeout))?;
-        let mut node = probe(&bus, &found.handle).await.map_err(|e| app_error(e, &w.app, self.timeout))?;
+        let bus = self
+            .bus
+            .with_peer(&found.handle.owner)
+            .await
+            .map_err(|e| app_error(e, &w.app, self.timeout))?;
+        let mut node = probe(&bus, &found.handle)
+            .await
+            .map_err(|e| app_error(e, &w.app, self.timeout))?;
         node.name = entry.name.clone();
-        Ok(Live { node, window_id, id: Some(id), rematched: true, bus })
+        Ok(Live {
+            node,
+            window_id,
+            id: Some(id),
+            rematched: true,
+            bus,
+        })
     }
 
     /// The one element of the target window whose name is `text` (`exact`) or contains it
     /// (case-insensitive), optionally of `role`. Several: interactive ones win, then whole
     /// names; still several is `AMBIGUOUS_TARGET`, listing them.
-    pub async fn element_by_text(&self, target: &Target, text: &str, role: Option<&Role>, exact: bool) -> Result<Live> {
+    pub async fn element_by_text(
+        &self,
+        target: &Target,
+        text: &str,
+        role: Option<&Role>,
+        exact: bool,
+    ) -> Result<Live> {
         let window = self.resolve(target).await?;
         let tree = self.fresh_tree(&window).await?;
         let needle = text.trim().to_lowercase();
@@ -131,7 +190,11 @@ impl LinuxDesktop {
         for n in &tree {
             n.walk(&mut |x| {
                 let name = x.name.trim();
-                let hit = if exact { name == text.trim() } else { !name.is_empty() && name.to_lowercase().contains(&needle) };
+                let hit = if exact {
+                    name == text.trim()
+                } else {
+                    !name.is_empty() && name.to_lowercase().contains(&needle)
+                };
                 if hit && role.is_none_or(|r| &x.role == r) {
                     found.push(x);
                 }
@@ -147,29 +210,52 @@ impl LinuxDesktop {
         match found.len() {
             0 => Err(Error::new(
                 ErrorCode::ElementNotFound,
-                format!("no element named {text:?}{} in {} \"{}\"", role.map(|r| format!(" with role {r}")).unwrap_or_default(), window.app, window.title),
+                format!(
+                    "no element named {text:?}{} in {} \"{}\"",
+                    role.map(|r| format!(" with role {r}")).unwrap_or_default(),
+                    window.app,
+                    window.title
+                ),
             )
             .suggest("Check the name with `desktop-cli read --text ...`, or drop --exact/--role")),
             1 => {
                 let handle = found[0].handle.clone();
-                let bus = self.bus.with_peer(&handle.owner).await.map_err(|e| app_error(e, &window.app, self.timeout))?;
-                let mut node = probe(&bus, &handle).await.map_err(|e| app_error(e, &window.app, self.timeout))?;
+                let bus = self
+                    .bus
+                    .with_peer(&handle.owner)
+                    .await
+                    .map_err(|e| app_error(e, &window.app, self.timeout))?;
+                let mut node = probe(&bus, &handle)
+                    .await
+                    .map_err(|e| app_error(e, &window.app, self.timeout))?;
                 if node.name.is_empty() {
                     node.name = found[0].name.clone();
                 }
-                Ok(Live { node, window_id, id: None, rematched: false, bus })
+                Ok(Live {
+                    node,
+                    window_id,
+                    id: None,
+                    rematched: false,
+                    bus,
+                })
             }
             n => {
                 let list: Vec<String> = found
                     .iter()
                     .take(10)
                     .map(|c| {
-                        let b = c.bounds.map(|b| format!(" at {},{}", b.x, b.y)).unwrap_or_default();
+                        let b = c
+                            .bounds
+                            .map(|b| format!(" at {},{}", b.x, b.y))
+                            .unwrap_or_default();
                         format!("{} \"{}\"{b}", c.role.short(), c.name)
                     })
                     .collect();
-                Err(Error::new(ErrorCode::AmbiguousTarget, format!("{n} elements match {text:?}: {}", list.join("; ")))
-                    .suggest("Add --role or --exact, or `read` and act with --id"))
+                Err(Error::new(
+                    ErrorCode::AmbiguousTarget,
+                    format!("{n} elements match {text:?}: {}", list.join("; ")),
+                )
+                .suggest("Add --role or --exact, or `read` and act with --id"))
             }
         }
     }
@@ -177,18 +263,34 @@ impl LinuxDesktop {
     /// The window's current tree (showing elements, labels lifted), with bounds, for
     /// matching by fingerprint or text.
     async fn fresh_tree(&self, window: &WindowInfo) -> Result<Vec<Node>> {
-        let handle = window
-            .handle
-            .clone()
-            .ok_or_else(|| Error::new(ErrorCode::A11yUnavailable, format!("window \"{}\" exposes no accessibility tree", window.title)))?;
-        let bus = self.bus.with_peer(&handle.owner).await.map_err(|e| app_error(e, &window.app, self.timeout))?;
+        let handle = window.handle.clone().ok_or_else(|| {
+            Error::new(
+                ErrorCode::A11yUnavailable,
+                format!("window \"{}\" exposes no accessibility tree", window.title),
+            )
+        })?;
+        let bus = self
+            .bus
+            .with_peer(&handle.owner)
+            .await
+            .map_err(|e| app_error(e, &window.app, self.timeout))?;
         let (root, _) = tree::read_subtree(&bus, &handle, tree::Limits::default())
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
-        let filters = Filters { visible_only: true, ..Filters::default() };
+        let filters = Filters {
+            visible_only: true,
+            ..Filters::default()
+        };
         let mut nodes = filter::structural(root.children, &filters);
-        let want = crate::hydrate::Want { bounds: true, values: false, actions: false, skip_pass_through: true };
-        crate::hydrate::hydrate(&bus, &mut nodes, want).await.map_err(|e| app_error(e, &window.app, self.timeout))?;
+        let want = crate::hydrate::Want {
+            bounds: true,
+            values: false,
+            actions: false,
+            skip_pass_through: true,
+        };
+        crate::hydrate::hydrate(&bus, &mut nodes, want)
+            .await
+            .map_err(|e| app_error(e, &window.app, self.timeout))?;
         Ok(nodes)
     }
 
@@ -198,9 +300,24 @@ impl LinuxDesktop {
         let n = &live.node;
         let expect_change = n.states.contains(States::CHECKABLE)
             || n.states.contains(States::EXPANDABLE)
-            || matches!(n.role, Role::CheckBox | Role::Toggle | Role::Switch | Role::Radio | Role::Slider | Role::Spin | Role::Input | Role::Combo)
+            || matches!(
+                n.role,
+                Role::CheckBox
+                    | Role::Toggle
+                    | Role::Switch
+                    | Role::Radio
+                    | Role::Slider
+                    | Role::Spin
+                    | Role::Input
+                    | Role::Combo
+            )
             || n.caps.contains(Caps::VALUE);
-        let deadline = Instant::now() + if expect_change { Duration::from_millis(150) } else { Duration::ZERO };
+        let deadline = Instant::now()
+            + if expect_change {
+                Duration::from_millis(150)
+            } else {
+                Duration::ZERO
+            };
         loop {
             if let Ok(now) = probe(&live.bus, &n.handle).await {
                 let after = ElementState::of(&now);
@@ -252,12 +369,19 @@ impl LinuxDesktop {
         let x = self.x()?;
         let n = &live.node;
         if !n.states.contains(States::SHOWING) {
-            return Err(not_interactable("is not showing", n, "Open the view that holds it, or `scroll --id N --into-view`"));
+            return Err(not_interactable(
+                "is not showing",
+                n,
+                "Open the view that holds it, or `scroll --id N --into-view`",
+            ));
         }
-        let bounds = n
-            .bounds
-            .filter(Rect::is_valid)
-            .ok_or_else(|| not_interactable("has no place on screen", n, "Bring it into view: `desktop-cli scroll --id N --into-view`"))?;
+        let bounds = n.bounds.filter(Rect::is_valid).ok_or_else(|| {
+            not_interactable(
+                "has no place on screen",
+                n,
+                "Bring it into view: `desktop-cli scroll --id N --into-view`",
+            )
+        })?;
         let point = x.click_point(bounds)?;
         if let Some(w) = live.window_id {
             x.raise_and_focus(w)?;
@@ -276,7 +400,11 @@ impl LinuxDesktop {
 
     fn check_enabled(live: &Live) -> Result<()> {
         if live.node.states.contains(States::DISABLED) {
-            return Err(not_interactable("is disabled", &live.node, "Wait until it is enabled (`desktop-cli wait`), or act on another element"));
+            return Err(not_interactable(
+                "is disabled",
+                &live.node,
+                "Wait until it is enabled (`desktop-cli wait`), or act on another element",
+            ));
         }
         Ok(())
     }
@@ -285,13 +413,14 @@ impl LinuxDesktop {
     pub async fn click(&self, live: &Live, button: Button, count: u32) -> Result<ActionResult> {
         Self::check_enabled(live)?;
         let before = ElementState::of(&live.node);
-        let route = if button == Button::Left && count == 1 && self.default_action(live, &[]).await? {
-            Route::A11y
-        } else {
-            let (x, y) = self.input_point(live)?;
-            self.x()?.click(x, y, button, count)?;
-            Route::Input
-        };
+        let route =
+            if button == Button::Left && count == 1 && self.default_action(live, &[]).await? {
+                Route::A11y
+            } else {
+                let (x, y) = self.input_point(live)?;
+                self.x()?.click(x, y, button, count)?;
+                Route::Input
+            };
         let mut r = live.result("click", route);
         r.post_state = self.settle(live, &before).await;
         Ok(r)
@@ -300,8 +429,10 @@ impl LinuxDesktop {
     /// `toggle`: only for things that can be checked.
     pub async fn toggle(&self, live: &Live) -> Result<ActionResult> {
         let n = &live.node;
-        let checkable = matches!(n.role, Role::CheckBox | Role::Toggle | Role::Switch | Role::Radio)
-            || n.states.contains(States::CHECKABLE);
+        let checkable = matches!(
+            n.role,
+            Role::CheckBox | Role::Toggle | Role::Switch | Role::Radio
+        ) || n.states.contains(States::CHECKABLE);
         if !checkable {
             return Err(Error::new(ErrorCode::NotCheckable, format!("{} \"{}\" cannot be checked or unchecked", n.role.short(), n.name))
                 .suggest("Use `click` for buttons and links; toggle works on check boxes, switches, toggle buttons and radio buttons"));
@@ -322,20 +453,38 @@ impl LinuxDesktop {
 
     /// `action --name NAME`: one of the element's own actions.
     pub async fn named_action(&self, live: &Live, name: &str) -> Result<ActionResult> {
-        let names = if live.node.caps.contains(Caps::ACTION) { self.action_names(live).await? } else { Vec::new() };
+        let names = if live.node.caps.contains(Caps::ACTION) {
+            self.action_names(live).await?
+        } else {
+            Vec::new()
+        };
         let Some(i) = names.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
             let n = &live.node;
             return Err(Error::new(
                 ErrorCode::ActionNotSupported,
-                format!("{} \"{}\" has no action {name:?}; it has: {}", n.role.short(), n.name, if names.is_empty() { "none".to_string() } else { names.join(", ") }),
+                format!(
+                    "{} \"{}\" has no action {name:?}; it has: {}",
+                    n.role.short(),
+                    n.name,
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
             )
             .suggest("Use one of the listed names (`read --actions` shows them)"));
         };
         let before = ElementState::of(&live.node);
         if !self.do_action(live, i).await? {
-            return Err(Error::new(ErrorCode::ActionFailed, format!("the app refused action {name:?}")));
+            return Err(Error::new(
+                ErrorCode::ActionFailed,
+                format!("the app refused action {name:?}"),
+            ));
         }
-        let mut r = live.result("action", Route::A11y).with("name", names[i].clone());
+        let mut r = live
+            .result("action", Route::A11y)
+            .with("name", names[i].clone());
         r.post_state = self.settle(live, &before).await;
         Ok(r)
     }
@@ -371,13 +520,22 @@ impl LinuxDesktop {
     }
 
     /// `type`: focuses the element (or window) first if given, then types with XTest.
-    pub async fn type_text(&self, live: Option<&Live>, window: Option<&WindowInfo>, text: &str, delay: Duration) -> Result<ActionResult> {
+    pub async fn type_text(
+        &self,
+        live: Option<&Live>,
+        window: Option<&WindowInfo>,
+        text: &str,
+        delay: Duration,
+    ) -> Result<ActionResult> {
         let x = self.x()?;
         let before = live.map(|l| ElementState::of(&l.node));
         if let Some(l) = live {
             Self::check_enabled(l)?;
             self.focus_element(l).await?;
-        } else if let Some(id) = window.and_then(|w| w.id).and_then(|i| u32::try_from(i).ok()) {
+        } else if let Some(id) = window
+            .and_then(|w| w.id)
+            .and_then(|i| u32::try_from(i).ok())
+        {
             x.raise_and_focus(id)?;
         }
         Keyboard::new(x)?.type_text(text, delay)?;
@@ -395,7 +553,10 @@ impl LinuxDesktop {
     /// `press COMBO` (`type --key`).
     pub fn press(&self, window: Option<&WindowInfo>, combo: &Combo) -> Result<ActionResult> {
         let x = self.x()?;
-        if let Some(id) = window.and_then(|w| w.id).and_then(|i| u32::try_from(i).ok()) {
+        if let Some(id) = window
+            .and_then(|w| w.id)
+            .and_then(|i| u32::try_from(i).ok())
+        {
             x.raise_and_focus(id)?;
         }
         Keyboard::new(x)?.press(combo)?;
@@ -416,9 +577,16 @@ impl LinuxDesktop {
         }
         Self::check_enabled(live)?;
         let before = ElementState::of(n);
-        let route = if n.caps.contains(Caps::VALUE) && !matches!(n.role, Role::Input | Role::Password) {
+        let route = if n.caps.contains(Caps::VALUE)
+            && !matches!(n.role, Role::Input | Role::Password)
+        {
             let v: f64 = value.trim().parse().map_err(|_| {
-                Error::invalid_args(format!("{} \"{}\" takes a number, not {value:?}", n.role.short(), n.name)).suggest("Example: --value 42")
+                Error::invalid_args(format!(
+                    "{} \"{}\" takes a number, not {value:?}",
+                    n.role.short(),
+                    n.name
+                ))
+                .suggest("Example: --value 42")
             })?;
             let bound = |name: &'static str| async move {
                 let raw: Result<OwnedValue, _> = live.bus.property(o, p, VALUE, name).await;
@@ -427,11 +595,20 @@ impl LinuxDesktop {
             let (min, max) = tokio::join!(bound("MinimumValue"), bound("MaximumValue"));
             if let (Some(min), Some(max)) = (min, max) {
                 if min < max && (v < min || v > max) {
-                    return Err(Error::invalid_args(format!("{v} is outside {}..{}", min, max)).suggest(format!("Give a value from {min} to {max}")));
+                    return Err(
+                        Error::invalid_args(format!("{v} is outside {}..{}", min, max))
+                            .suggest(format!("Give a value from {min} to {max}")),
+                    );
                 }
             }
             live.bus
-                .call::<_, ()>(o, p, crate::bus::PROPERTIES, "Set", &(VALUE, "CurrentValue", Value::from(v)))
+                .call::<_, ()>(
+                    o,
+                    p,
+                    crate::bus::PROPERTIES,
+                    "Set",
+                    &(VALUE, "CurrentValue", Value::from(v)),
+                )
                 .await
                 .map_err(|e| app_error(e, "the app", self.timeout))?;
             Route::A11y
@@ -445,7 +622,10 @@ impl LinuxDesktop {
                 .await
                 .map_err(|e| app_error(e, "the app", self.timeout))?;
             if !ok {
-                return Err(Error::new(ErrorCode::ActionFailed, "the app refused the new text").suggest("Try `type --id N` instead"));
+                return Err(
+                    Error::new(ErrorCode::ActionFailed, "the app refused the new text")
+                        .suggest("Try `type --id N` instead"),
+                );
             }
             Route::A11y
         } else if n.role.is_editable() || n.states.contains(States::EDITABLE) {
@@ -472,7 +652,11 @@ impl LinuxDesktop {
     pub async fn scroll_into_view(&self, live: &Live) -> Result<ActionResult> {
         let (o, p) = live.h();
         // 6 = ATSPI_SCROLL_ANYWHERE: the least movement that shows the element.
-        let ok = live.bus.call::<_, bool>(o, p, COMPONENT, "ScrollTo", &(6u32,)).await.unwrap_or(false);
+        let ok = live
+            .bus
+            .call::<_, bool>(o, p, COMPONENT, "ScrollTo", &(6u32,))
+            .await
+            .unwrap_or(false);
         if !ok {
             return Err(Error::new(ErrorCode::ActionNotSupported, format!("{} \"{}\" cannot be scrolled into view by the app", live.node.role.short(), live.node.name))
                 .suggest("Scroll its container with the wheel: `desktop-cli scroll --direction down --x X --y Y`"));
@@ -483,7 +667,11 @@ impl LinuxDesktop {
         while Instant::now() < deadline {
             if let Ok(now) = probe(&live.bus, &live.node.handle).await {
                 bounds = now.bounds;
-                if now.bounds.is_some_and(|b| self.x.as_ref().is_none_or(|x| b.is_valid() && x.screen.intersects(&b))) {
+                if now.bounds.is_some_and(|b| {
+                    self.x
+                        .as_ref()
+                        .is_none_or(|x| b.is_valid() && x.screen.intersects(&b))
+                }) {
                     break;
                 }
             }

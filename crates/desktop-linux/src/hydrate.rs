@@ -139,7 +139,9 @@ pub async fn action_names(bus: &Bus, o: &str, p: &str) -> Result<Vec<String>, Ca
     let list: Vec<(String, String, String)> = bus.call(o, p, ACTION, "GetActions", &()).await?;
     let names = join_all(list.iter().enumerate().map(|(i, (name, _, _))| async move {
         if name.is_empty() {
-            bus.call::<_, String>(o, p, ACTION, "GetName", &(i as i32,)).await.unwrap_or_default()
+            bus.call::<_, String>(o, p, ACTION, "GetName", &(i as i32,))
+                .await
+                .unwrap_or_default()
         } else {
             name.clone()
         }

@@ -37,13 +37,19 @@ pub enum Wheel {
 
 impl X {
     fn fake(&self, kind: u8, detail: u8, x: i16, y: i16) -> Result<()> {
-        self.conn.xtest_fake_input(kind, detail, 0, self.root, x, y, 0).map_err(x_err)?;
+        self.conn
+            .xtest_fake_input(kind, detail, 0, self.root, x, y, 0)
+            .map_err(x_err)?;
         Ok(())
     }
 
     /// Waits until the server has handled every request sent so far.
     pub fn sync(&self) -> Result<()> {
-        self.conn.get_input_focus().map_err(x_err)?.reply().map_err(x_err)?;
+        self.conn
+            .get_input_focus()
+            .map_err(x_err)?
+            .reply()
+            .map_err(x_err)?;
         Ok(())
     }
 
@@ -54,7 +60,11 @@ impl X {
         }
         Err(Error::new(
             ErrorCode::OffScreen,
-            format!("({x},{y}) is outside the screen (0,0 to {},{})", self.screen.w - 1, self.screen.h - 1),
+            format!(
+                "({x},{y}) is outside the screen (0,0 to {},{})",
+                self.screen.w - 1,
+                self.screen.h - 1
+            ),
         )
         .suggest("Use coordinates inside the screen; `desktop-cli list` shows window bounds"))
     }
@@ -63,7 +73,10 @@ impl X {
     /// (a sandbox) this is what the user's click would have done.
     pub fn raise_and_focus(&self, window: Window) -> Result<()> {
         self.conn
-            .configure_window(window, &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE))
+            .configure_window(
+                window,
+                &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE),
+            )
             .map_err(x_err)?;
         self.conn
             .set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)
@@ -75,7 +88,12 @@ impl X {
     /// The top-level window showing at a point (what a click there would hit).
     pub fn top_level_at(&self, x: i32, y: i32) -> Option<Window> {
         let (x, y) = (i16::try_from(x).ok()?, i16::try_from(y).ok()?);
-        let reply = self.conn.translate_coordinates(self.root, self.root, x, y).ok()?.reply().ok()?;
+        let reply = self
+            .conn
+            .translate_coordinates(self.root, self.root, x, y)
+            .ok()?
+            .reply()
+            .ok()?;
         (reply.child != 0).then_some(reply.child)
     }
 
@@ -127,9 +145,12 @@ impl X {
     pub fn click_point(&self, r: Rect) -> Result<(i32, i32)> {
         let (x, y) = r.center();
         self.check_on_screen(x, y).map_err(|e| {
-            Error::new(ErrorCode::NotInteractable, format!("the element's center ({x},{y}) is off screen"))
-                .suggest("Bring it into view first: `desktop-cli scroll --id N --into-view`")
-                .detail(e.message)
+            Error::new(
+                ErrorCode::NotInteractable,
+                format!("the element's center ({x},{y}) is off screen"),
+            )
+            .suggest("Bring it into view first: `desktop-cli scroll --id N --into-view`")
+            .detail(e.message)
         })?;
         Ok((x, y))
     }
@@ -148,7 +169,9 @@ pub struct Keyboard<'a> {
 
 impl std::fmt::Debug for Keyboard<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Keyboard").field("spare", &self.spare.len()).finish()
+        f.debug_struct("Keyboard")
+            .field("spare", &self.spare.len())
+            .finish()
     }
 }
 
@@ -171,7 +194,14 @@ impl<'a> Keyboard<'a> {
             .map(|(i, _)| min + i as u8)
             .rev()
             .collect();
-        Ok(Keyboard { x, min_keycode: min, per_keycode: per, syms: reply.keysyms, spare, bound: HashMap::new() })
+        Ok(Keyboard {
+            x,
+            min_keycode: min,
+            per_keycode: per,
+            syms: reply.keysyms,
+            spare,
+            bound: HashMap::new(),
+        })
     }
 
     /// A key code that produces `keysym`, and whether Shift is needed.
@@ -202,7 +232,10 @@ impl<'a> Keyboard<'a> {
                 // Every spare key is in use: release them all and start over.
                 self.restore()?;
                 self.spare.pop().ok_or_else(|| {
-                    Error::new(ErrorCode::ActionFailed, "the keyboard map has no spare key code to type this character")
+                    Error::new(
+                        ErrorCode::ActionFailed,
+                        "the keyboard map has no spare key code to type this character",
+                    )
                 })?
             }
         };
@@ -217,7 +250,11 @@ impl<'a> Keyboard<'a> {
     }
 
     fn tap(&self, code: u8, shift: bool, delay: Duration) -> Result<()> {
-        let shift_code = if shift { self.find(SHIFT_L).map(|(c, _)| c) } else { None };
+        let shift_code = if shift {
+            self.find(SHIFT_L).map(|(c, _)| c)
+        } else {
+            None
+        };
         if let Some(s) = shift_code {
             self.x.fake(KEY_PRESS, s, 0, 0)?;
         }
@@ -241,13 +278,22 @@ impl<'a> Keyboard<'a> {
     /// behind it with whatever map they read then.
     pub fn type_text(&mut self, text: &str, delay: Duration) -> Result<()> {
         let chars: Vec<char> = text.chars().filter(|c| *c != '\r').collect();
-        let mut missing: Vec<u32> = chars.iter().map(|c| keysym_for_char(*c)).filter(|k| self.find(*k).is_none()).collect();
+        let mut missing: Vec<u32> = chars
+            .iter()
+            .map(|c| keysym_for_char(*c))
+            .filter(|k| self.find(*k).is_none())
+            .collect();
         missing.sort_unstable();
         missing.dedup();
         let mut start = 0;
         while start < chars.len() {
             // Bind as many of the missing characters as there are spare key codes.
-            let batch: Vec<u32> = missing.iter().copied().filter(|k| !self.bound.contains_key(k)).take(self.spare.len().max(1)).collect();
+            let batch: Vec<u32> = missing
+                .iter()
+                .copied()
+                .filter(|k| !self.bound.contains_key(k))
+                .take(self.spare.len().max(1))
+                .collect();
             if !batch.is_empty() {
                 for k in &batch {
                     self.code_for(*k)?;
@@ -257,7 +303,10 @@ impl<'a> Keyboard<'a> {
             let mut end = start;
             while end < chars.len() {
                 let k = keysym_for_char(chars[end]);
-                let (code, shift) = match self.find(k).or_else(|| self.bound.get(&k).map(|c| (*c, false))) {
+                let (code, shift) = match self
+                    .find(k)
+                    .or_else(|| self.bound.get(&k).map(|c| (*c, false)))
+                {
                     Some(found) => found,
                     None => break, // not bound in this batch: next round
                 };
@@ -286,12 +335,17 @@ impl<'a> Keyboard<'a> {
         }
         let keysym = match &combo.key {
             Key::Char(c) => keysym_for_char(*c),
-            Key::Named(name) => named_keysym(name).ok_or_else(|| Error::internal(format!("no keysym for {name}")))?,
+            Key::Named(name) => named_keysym(name)
+                .ok_or_else(|| Error::internal(format!("no keysym for {name}")))?,
             Key::ModifierOnly(m) => modifier_keysym(*m),
         };
         let (code, shift) = self.code_for(keysym)?;
         let add_shift = shift && !combo.modifiers.contains(&Modifier::Shift);
-        let shift_code = if add_shift { self.find(SHIFT_L).map(|(c, _)| c) } else { None };
+        let shift_code = if add_shift {
+            self.find(SHIFT_L).map(|(c, _)| c)
+        } else {
+            None
+        };
         for &m in mods.iter().chain(shift_code.iter()) {
             self.x.fake(KEY_PRESS, m, 0, 0)?;
         }

@@ -12,28 +12,48 @@ use std::time::{Duration, Instant};
 const CHROMIUM_A11Y: &str = "--force-renderer-accessibility";
 
 fn is_chromium(program: &str) -> bool {
-    let base = Path::new(program).file_name().and_then(|s| s.to_str()).unwrap_or(program);
-    matches!(base, "chromium" | "chromium-browser" | "google-chrome" | "google-chrome-stable" | "chrome" | "brave-browser" | "microsoft-edge")
+    let base = Path::new(program)
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or(program);
+    matches!(
+        base,
+        "chromium"
+            | "chromium-browser"
+            | "google-chrome"
+            | "google-chrome-stable"
+            | "chrome"
+            | "brave-browser"
+            | "microsoft-edge"
+    )
 }
 
 impl LinuxDesktop {
     /// Starts `cmd` (in the sandbox's process group when running in one, so `sandbox down`
     /// stops it) and waits up to `timeout` for a window of its process to be readable.
     pub async fn launch(&self, cmd: &[String], timeout: Duration) -> Result<ActionResult> {
-        let (program, args) = cmd.split_first().ok_or_else(|| Error::invalid_args("launch needs a program"))?;
+        let (program, args) = cmd
+            .split_first()
+            .ok_or_else(|| Error::invalid_args("launch needs a program"))?;
         let mut args: Vec<String> = args.to_vec();
         let mut notes = Vec::new();
         if is_chromium(program) && !args.iter().any(|a| a == CHROMIUM_A11Y) {
             args.insert(0, CHROMIUM_A11Y.to_string());
-            notes.push(format!("added {CHROMIUM_A11Y} (Chromium shows no page tree without it)"));
+            notes.push(format!(
+                "added {CHROMIUM_A11Y} (Chromium shows no page tree without it)"
+            ));
             if rustix::process::getuid().is_root() && !args.iter().any(|a| a == "--no-sandbox") {
                 args.insert(0, "--no-sandbox".to_string());
-                notes.push("added --no-sandbox (Chromium refuses to run as root without it)".to_string());
+                notes.push(
+                    "added --no-sandbox (Chromium refuses to run as root without it)".to_string(),
+                );
             }
         }
         let mut command = Command::new(program);
         command.args(&args).stdin(Stdio::null());
-        match sandbox::current().filter(|s| std::env::var("DESKTOP_CLI_SANDBOX").is_ok_and(|d| d == s.display.to_string())) {
+        match sandbox::current().filter(|s| {
+            std::env::var("DESKTOP_CLI_SANDBOX").is_ok_and(|d| d == s.display.to_string())
+        }) {
             Some(sb) => {
                 if let Some(leader) = sb.procs.first() {
                     command.process_group(leader.pid);
@@ -41,14 +61,25 @@ impl LinuxDesktop {
                 command.stdout(sb.app_log()).stderr(sb.app_log());
             }
             None => {
-                command.process_group(0).stdout(Stdio::null()).stderr(Stdio::null());
+                command
+                    .process_group(0)
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null());
             }
         }
         let mut child = command.spawn().map_err(|e| {
-            Error::new(ErrorCode::ActionFailed, format!("cannot start {program}: {e}")).suggest("Check the program name and PATH")
+            Error::new(
+                ErrorCode::ActionFailed,
+                format!("cannot start {program}: {e}"),
+            )
+            .suggest("Check the program name and PATH")
         })?;
         let pid = child.id();
-        let name = Path::new(program).file_name().and_then(|s| s.to_str()).unwrap_or(program).to_lowercase();
+        let name = Path::new(program)
+            .file_name()
+            .and_then(|s| s.to_str())
+            .unwrap_or(program)
+            .to_lowercase();
         let deadline = Instant::now() + timeout;
         loop {
             if let Ok(Some(status)) = child.try_wait() {
@@ -56,9 +87,17 @@ impl LinuxDesktop {
                     .suggest("Run it by hand to see its error output; single-instance apps hand over to a running copy"));
             }
             let list = self.windows(&Target::default()).await?;
-            let mine = list.windows.iter().find(|w| w.a11y && w.pid == pid).or_else(|| {
-                list.windows.iter().find(|w| w.a11y && (w.app.to_lowercase().contains(&name) || name.contains(&w.app.to_lowercase())))
-            });
+            let mine = list
+                .windows
+                .iter()
+                .find(|w| w.a11y && w.pid == pid)
+                .or_else(|| {
+                    list.windows.iter().find(|w| {
+                        w.a11y
+                            && (w.app.to_lowercase().contains(&name)
+                                || name.contains(&w.app.to_lowercase()))
+                    })
+                });
             if let Some(w) = mine {
                 let mut r = ActionResult::new("launch", Route::System)
                     .with("app", w.app.clone())

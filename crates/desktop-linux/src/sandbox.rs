@@ -123,7 +123,10 @@ pub fn toolkit_env() -> Vec<(&'static str, String)> {
 pub fn runtime_root() -> PathBuf {
     match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| Path::new(d).is_dir()) {
         Some(dir) => PathBuf::from(dir).join("desktop-cli"),
-        None => std::env::temp_dir().join(format!("desktop-cli-{}", rustix::process::getuid().as_raw())),
+        None => std::env::temp_dir().join(format!(
+            "desktop-cli-{}",
+            rustix::process::getuid().as_raw()
+        )),
     }
 }
 
@@ -137,7 +140,13 @@ pub fn refs_path() -> PathBuf {
     let display = std::env::var("DISPLAY").unwrap_or_else(|_| "none".into());
     let key: String = display
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     runtime_root().join("refs").join(format!("{key}.json"))
 }

@@ -341,7 +341,11 @@ impl Walker<'_, '_> {
 
 /// Role, states, interfaces, name, description and child count of one object: four calls
 /// in flight together (six where `GetAll` is unsafe).
-pub(crate) async fn fetch_node(bus: &Bus, handle: Handle, get_all: bool) -> Result<Node, CallError> {
+pub(crate) async fn fetch_node(
+    bus: &Bus,
+    handle: Handle,
+    get_all: bool,
+) -> Result<Node, CallError> {
     let (o, p) = (handle.owner.as_str(), handle.path.as_str());
     let (role, states, ifaces, props) = tokio::join!(
         bus.call::<_, u32>(o, p, ACCESSIBLE, "GetRole", &()),

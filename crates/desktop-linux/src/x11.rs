@@ -321,7 +321,12 @@ impl X {
         );
         use x11rb::protocol::xproto::EventMask;
         self.conn
-            .send_event(false, self.root, EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY, event)
+            .send_event(
+                false,
+                self.root,
+                EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
+                event,
+            )
             .map_err(x_err)?;
         Ok(())
     }

@@ -213,6 +213,28 @@ impl Desk {
         }
     }
 
+    /// Saves a PNG of the whole display under `target/test-screenshots/` (for a failed
+    /// test); returns its path, or why there is none.
+    pub fn screenshot(&self, name: &str) -> String {
+        let dir = repo_root().join("target/test-screenshots");
+        let _ = std::fs::create_dir_all(&dir);
+        let file: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let path = dir.join(format!("{file}.png"));
+        let out = Command::new("import")
+            .args(["-window", "root"])
+            .arg(&path)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output();
+        match out {
+            Ok(o) if o.status.success() => path.display().to_string(),
+            Ok(o) => format!("none ({})", String::from_utf8_lossy(&o.stderr).trim()),
+            Err(e) => format!("none ({e})"),
+        }
+    }
+
     /// Every showing element of APP's window as pyatspi (libatspi) sees it.
     pub fn atspi_dump(&self, app: &str, window: &str) -> Vec<Value> {
         let script = repo_root().join("tests/support/atspi_dump.py");

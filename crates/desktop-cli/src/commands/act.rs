@@ -4,8 +4,8 @@
 
 use super::read::target;
 use crate::cli::{
-    ActionArgs, ClickArgs, Direction, DragArgs, ElementArgs, ElementCmdArgs, FocusArgs, LaunchArgs, MouseButton, PressArgs,
-    ScrollArgs, SetValueArgs, TargetArgs, TypeArgs,
+    ActionArgs, ClickArgs, Direction, DragArgs, ElementArgs, ElementCmdArgs, FocusArgs, LaunchArgs,
+    MouseButton, PressArgs, ScrollArgs, SetValueArgs, TargetArgs, TypeArgs,
 };
 use desktop_core::action::{ActionResult, Route};
 use desktop_core::keys::Combo;
@@ -26,7 +26,8 @@ fn button(b: MouseButton) -> Button {
 }
 
 fn need_element() -> Error {
-    Error::invalid_args("name the element with --id N (from `read`) or --text T").suggest("Example: click --id 12, or click --text Save --role btn")
+    Error::invalid_args("name the element with --id N (from `read`) or --text T")
+        .suggest("Example: click --id 12, or click --text Save --role btn")
 }
 
 /// The element `--id` or `--text` names, found and checked now.
@@ -36,22 +37,41 @@ async fn element(d: &LinuxDesktop, t: &TargetArgs, e: &ElementArgs) -> Result<Li
         let map = RefMap::load(&sandbox::refs_path());
         return d.element_by_id(&map, id, &scope).await;
     }
-    let Some(text) = &e.text else { return Err(need_element()) };
+    let Some(text) = &e.text else {
+        return Err(need_element());
+    };
     let role = match &e.role {
-        Some(r) => Some(Role::parse(r).filter(|r| !matches!(r, Role::Other(_))).ok_or_else(|| {
-            Error::invalid_args(format!("unknown role `{r}`")).suggest(format!("Known roles: {}", SHORT_NAMES.join(",")))
-        })?),
+        Some(r) => Some(
+            Role::parse(r)
+                .filter(|r| !matches!(r, Role::Other(_)))
+                .ok_or_else(|| {
+                    Error::invalid_args(format!("unknown role `{r}`"))
+                        .suggest(format!("Known roles: {}", SHORT_NAMES.join(",")))
+                })?,
+        ),
         None => None,
     };
-    d.element_by_text(&scope, text, role.as_ref(), e.exact).await
+    d.element_by_text(&scope, text, role.as_ref(), e.exact)
+        .await
 }
 
 async fn by_id(d: &LinuxDesktop, t: &TargetArgs, id: u32) -> Result<Live> {
-    element(d, t, &ElementArgs { id: Some(id), ..ElementArgs::default() }).await
+    element(
+        d,
+        t,
+        &ElementArgs {
+            id: Some(id),
+            ..ElementArgs::default()
+        },
+    )
+    .await
 }
 
 /// The window `--app/--window/...` names, if any was given.
-async fn scoped_window(d: &LinuxDesktop, t: &TargetArgs) -> Result<Option<desktop_core::WindowInfo>> {
+async fn scoped_window(
+    d: &LinuxDesktop,
+    t: &TargetArgs,
+) -> Result<Option<desktop_core::WindowInfo>> {
     let scope = target(t);
     if scope.is_empty() {
         return Ok(None);
@@ -64,11 +84,17 @@ pub async fn click(d: &LinuxDesktop, a: ClickArgs) -> Result<ActionResult> {
     if let (Some(x), Some(y)) = (a.x, a.y) {
         let xc = d.x.as_ref().ok_or_else(desktop_linux::x11::no_display)?;
         xc.check_on_screen(x, y)?;
-        if let Some(id) = scoped_window(d, &a.target).await?.and_then(|w| w.id).and_then(|i| u32::try_from(i).ok()) {
+        if let Some(id) = scoped_window(d, &a.target)
+            .await?
+            .and_then(|w| w.id)
+            .and_then(|i| u32::try_from(i).ok())
+        {
             xc.raise_and_focus(id)?;
         }
         xc.click(x, y, button(a.button), count)?;
-        return Ok(ActionResult::new("click", Route::Input).with("x", x).with("y", y));
+        return Ok(ActionResult::new("click", Route::Input)
+            .with("x", x)
+            .with("y", y));
     }
     let live = element(d, &a.target, &a.element).await?;
     d.click(&live, button(a.button), count).await
@@ -88,7 +114,8 @@ pub async fn type_text(d: &LinuxDesktop, a: TypeArgs) -> Result<ActionResult> {
         });
     }
     let text = a.input.or(a.text).ok_or_else(|| {
-        Error::invalid_args("nothing to type").suggest("Give the text: type \"hello\" (or --text, or --key COMBO)")
+        Error::invalid_args("nothing to type")
+            .suggest("Give the text: type \"hello\" (or --text, or --key COMBO)")
     })?;
     let delay = Duration::from_millis(a.delay.min(10_000));
     match a.id {
@@ -106,7 +133,8 @@ pub async fn type_text(d: &LinuxDesktop, a: TypeArgs) -> Result<ActionResult> {
 pub async fn press(d: &LinuxDesktop, a: PressArgs) -> Result<ActionResult> {
     let combo = Combo::parse(&a.combo)?;
     let window = scoped_window(d, &a.target).await?;
-    d.press(window.as_ref(), &combo).map(|r| r.with("combo", a.combo))
+    d.press(window.as_ref(), &combo)
+        .map(|r| r.with("combo", a.combo))
 }
 
 pub async fn focus(d: &LinuxDesktop, a: FocusArgs) -> Result<ActionResult> {
@@ -115,14 +143,26 @@ pub async fn focus(d: &LinuxDesktop, a: FocusArgs) -> Result<ActionResult> {
         return d.focus(&live).await;
     }
     let window = scoped_window(d, &a.target).await?.ok_or_else(|| {
-        Error::invalid_args("name a window (--app, --window, --window-id, --pid) or an element (--id)").suggest("Example: focus --app chromium")
+        Error::invalid_args(
+            "name a window (--app, --window, --window-id, --pid) or an element (--id)",
+        )
+        .suggest("Example: focus --app chromium")
     })?;
     let xc = d.x.as_ref().ok_or_else(desktop_linux::x11::no_display)?;
-    let id = window.id.and_then(|i| u32::try_from(i).ok()).ok_or_else(|| {
-        Error::new(desktop_core::ErrorCode::ActionNotSupported, format!("window \"{}\" has no X11 window to focus", window.title))
-    })?;
+    let id = window
+        .id
+        .and_then(|i| u32::try_from(i).ok())
+        .ok_or_else(|| {
+            Error::new(
+                desktop_core::ErrorCode::ActionNotSupported,
+                format!("window \"{}\" has no X11 window to focus", window.title),
+            )
+        })?;
     xc.raise_and_focus(id)?;
-    Ok(ActionResult::new("focus", Route::System).with("app", window.app).with("title", window.title).with("window_id", id))
+    Ok(ActionResult::new("focus", Route::System)
+        .with("app", window.app)
+        .with("title", window.title)
+        .with("window_id", id))
 }
 
 pub async fn scroll(d: &LinuxDesktop, a: ScrollArgs) -> Result<ActionResult> {
@@ -139,7 +179,11 @@ pub async fn scroll(d: &LinuxDesktop, a: ScrollArgs) -> Result<ActionResult> {
     let mut result = ActionResult::new("scroll", Route::Input);
     let (x, y) = if let (Some(x), Some(y)) = (a.x, a.y) {
         xc.check_on_screen(x, y)?;
-        if let Some(id) = scoped_window(d, &a.target).await?.and_then(|w| w.id).and_then(|i| u32::try_from(i).ok()) {
+        if let Some(id) = scoped_window(d, &a.target)
+            .await?
+            .and_then(|w| w.id)
+            .and_then(|i| u32::try_from(i).ok())
+        {
             xc.raise_and_focus(id)?;
         }
         (x, y)
@@ -152,15 +196,22 @@ pub async fn scroll(d: &LinuxDesktop, a: ScrollArgs) -> Result<ActionResult> {
             xc.raise_and_focus(w)?;
         }
         let b = live.node.bounds.filter(|b| b.is_valid()).ok_or_else(|| {
-            Error::new(desktop_core::ErrorCode::NotInteractable, "the element has no place on screen").suggest("Use --into-view")
+            Error::new(
+                desktop_core::ErrorCode::NotInteractable,
+                "the element has no place on screen",
+            )
+            .suggest("Use --into-view")
         })?;
         result.id = Some(id);
         xc.click_point(b)?
     } else {
         let window = scoped_window(d, &a.target).await?.ok_or_else(|| {
-            Error::invalid_args("scroll where? give --x/--y, --id, or a window (--app ...)").suggest("Example: scroll --app chromium --direction down")
+            Error::invalid_args("scroll where? give --x/--y, --id, or a window (--app ...)")
+                .suggest("Example: scroll --app chromium --direction down")
         })?;
-        let b = window.bounds.ok_or_else(|| Error::invalid_args("the window has no bounds"))?;
+        let b = window
+            .bounds
+            .ok_or_else(|| Error::invalid_args("the window has no bounds"))?;
         if let Some(id) = window.id.and_then(|i| u32::try_from(i).ok()) {
             xc.raise_and_focus(id)?;
         }
@@ -173,20 +224,31 @@ pub async fn scroll(d: &LinuxDesktop, a: ScrollArgs) -> Result<ActionResult> {
 }
 
 /// One end of a drag: a point, or the center of an element (with its window).
-async fn drag_end(d: &LinuxDesktop, t: &TargetArgs, xy: (Option<i32>, Option<i32>), id: Option<u32>, which: &str) -> Result<((i32, i32), Option<u32>)> {
+async fn drag_end(
+    d: &LinuxDesktop,
+    t: &TargetArgs,
+    xy: (Option<i32>, Option<i32>),
+    id: Option<u32>,
+    which: &str,
+) -> Result<((i32, i32), Option<u32>)> {
     let xc = d.x.as_ref().ok_or_else(desktop_linux::x11::no_display)?;
     if let (Some(x), Some(y)) = xy {
         xc.check_on_screen(x, y)?;
         return Ok(((x, y), None));
     }
     let id = id.ok_or_else(|| {
-        Error::invalid_args(format!("give the {which} point: --{which}-x/--{which}-y or --{which}-id"))
-            .suggest("Example: drag --from-id 4 --to-x 600 --to-y 300")
+        Error::invalid_args(format!(
+            "give the {which} point: --{which}-x/--{which}-y or --{which}-id"
+        ))
+        .suggest("Example: drag --from-id 4 --to-x 600 --to-y 300")
     })?;
     let live = by_id(d, t, id).await?;
     let b = live.node.bounds.filter(|b| b.is_valid()).ok_or_else(|| {
-        Error::new(desktop_core::ErrorCode::NotInteractable, format!("element {id} has no place on screen"))
-            .suggest("Bring it into view with scroll --id N --into-view")
+        Error::new(
+            desktop_core::ErrorCode::NotInteractable,
+            format!("element {id} has no place on screen"),
+        )
+        .suggest("Bring it into view with scroll --id N --into-view")
     })?;
     Ok((xc.click_point(b)?, live.window_id))
 }
@@ -197,13 +259,18 @@ pub async fn drag(d: &LinuxDesktop, a: DragArgs) -> Result<ActionResult> {
     let (to, w2) = drag_end(d, &a.target, (a.to_x, a.to_y), a.to_id, "to").await?;
     let mut window = w1.or(w2);
     if window.is_none() {
-        window = scoped_window(d, &a.target).await?.and_then(|w| w.id).and_then(|i| u32::try_from(i).ok());
+        window = scoped_window(d, &a.target)
+            .await?
+            .and_then(|w| w.id)
+            .and_then(|i| u32::try_from(i).ok());
     }
     if let Some(w) = window {
         xc.raise_and_focus(w)?;
     }
     xc.drag(from, to, Button::Left).await?;
-    Ok(ActionResult::new("drag", Route::Input).with("from", vec![from.0, from.1]).with("to", vec![to.0, to.1]))
+    Ok(ActionResult::new("drag", Route::Input)
+        .with("from", vec![from.0, from.1])
+        .with("to", vec![to.0, to.1]))
 }
 
 pub async fn set_value(d: &LinuxDesktop, a: SetValueArgs) -> Result<ActionResult> {
@@ -218,7 +285,8 @@ pub async fn toggle(d: &LinuxDesktop, a: ElementCmdArgs) -> Result<ActionResult>
 
 pub async fn action(d: &LinuxDesktop, a: ActionArgs) -> Result<ActionResult> {
     if a.name.trim().is_empty() {
-        return Err(Error::invalid_args("--name is empty").suggest("`read --actions` lists each element's actions"));
+        return Err(Error::invalid_args("--name is empty")
+            .suggest("`read --actions` lists each element's actions"));
     }
     let live = element(d, &a.target, &a.element).await?;
     d.named_action(&live, a.name.trim()).await

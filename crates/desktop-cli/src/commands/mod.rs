@@ -23,7 +23,9 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
         Command::Focus(a) => acting(&g, out, "focus", |d| Box::pin(act::focus(d, a))).await,
         Command::Scroll(a) => acting(&g, out, "scroll", |d| Box::pin(act::scroll(d, a))).await,
         Command::Drag(a) => acting(&g, out, "drag", |d| Box::pin(act::drag(d, a))).await,
-        Command::SetValue(a) => acting(&g, out, "set-value", |d| Box::pin(act::set_value(d, a))).await,
+        Command::SetValue(a) => {
+            acting(&g, out, "set-value", |d| Box::pin(act::set_value(d, a))).await
+        }
         Command::Toggle(a) => acting(&g, out, "toggle", |d| Box::pin(act::toggle(d, a))).await,
         Command::Action(a) => acting(&g, out, "action", |d| Box::pin(act::action(d, a))).await,
         Command::Launch(a) => acting(&g, out, "launch", |d| Box::pin(act::launch(d, a))).await,
@@ -36,10 +38,17 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
     }
 }
 
-type Acting<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<desktop_core::action::ActionResult>> + 'a>>;
+type Acting<'a> = std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<desktop_core::action::ActionResult>> + 'a>,
+>;
 
 /// Connects, runs one action command, prints its result.
-async fn acting(g: &Global, out: Out, command: &str, run: impl for<'a> FnOnce(&'a LinuxDesktop) -> Acting<'a>) -> i32 {
+async fn acting(
+    g: &Global,
+    out: Out,
+    command: &str,
+    run: impl for<'a> FnOnce(&'a LinuxDesktop) -> Acting<'a>,
+) -> i32 {
     let result = match connect(g).await {
         Ok(d) => run(&d).await,
         Err(e) => Err(e),

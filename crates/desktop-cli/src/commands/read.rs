@@ -50,7 +50,10 @@ fn remember(data: &desktop_core::ReadData) {
     let mut map = desktop_core::refs::RefMap::load(&path);
     map.record(data);
     if let Err(e) = map.save(&path) {
-        notice(&format!("cannot save element ids to {}: {e}", path.display()));
+        notice(&format!(
+            "cannot save element ids to {}: {e}",
+            path.display()
+        ));
     }
 }
 

@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
+mod act;
 mod errors;
 mod read;
 mod sandbox;
@@ -23,7 +24,9 @@ pub struct Env {
 type Test = fn(&Env);
 
 fn main() {
-    let args = Arguments::from_args();
+    let mut args = Arguments::from_args();
+    // One desktop, one pointer, one keyboard focus: tests take turns.
+    args.test_threads = Some(1);
     let mut desk = Desk::start(BIN);
     desk.gtk3_widget_factory();
     desk.chromium("page.html");
@@ -33,6 +36,7 @@ fn main() {
 
     let mut tests: Vec<(&'static str, Test)> = Vec::new();
     tests.extend(read::TESTS);
+    tests.extend(act::TESTS);
     tests.extend(errors::TESTS);
     tests.extend(sandbox::TESTS);
     let trials = tests
@@ -41,11 +45,13 @@ fn main() {
             let env = Arc::clone(&env);
             Trial::test(name, move || {
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&env))).map_err(|e| {
-                    e.downcast_ref::<String>()
+                    let shot = env.desk.screenshot(name);
+                    let msg = e
+                        .downcast_ref::<String>()
                         .cloned()
                         .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default()
-                        .into()
+                        .unwrap_or_default();
+                    format!("{msg}\n(screenshot of the display: {shot})").into()
                 })
             })
         })

@@ -1,0 +1,758 @@
+//! Actions against real apps, each effect checked by reading the app back with pyatspi
+//! (libatspi, not our code) or with a fresh `read`, never by trusting the command's `ok`.
+
+use crate::read::{flatten, read};
+use crate::{Env, Test};
+use serde_json::Value;
+
+pub const TESTS: &[(&str, Test)] = &[
+    (
+        "act::click_check_box_by_id_changes_its_state",
+        click_check_box,
+    ),
+    ("act::toggle_flips_and_refuses_buttons", toggle),
+    ("act::click_chromium_button_counts", chromium_counter),
+    ("act::click_by_text_exact_and_ambiguous", click_by_text),
+    ("act::type_unicode_into_gtk_entry", type_unicode_gtk),
+    (
+        "act::type_into_chromium_input_and_replace_with_ctrl_a",
+        type_chromium,
+    ),
+    ("act::set_value_text_slider_spin", set_value),
+    ("act::scroll_moves_content_and_into_view", scroll),
+    ("act::drag_moves_a_slider", drag_slider),
+    ("act::action_by_name", action_by_name),
+    ("act::focus_window_and_element", focus),
+    ("act::press_keys_and_bad_combos_type_nothing", press_keys),
+    ("act::stale_ref_when_the_target_is_removed", stale_removed),
+    ("act::same_element_after_inserts_above", same_after_insert),
+    (
+        "act::rematched_by_fingerprint_after_rerender",
+        rematch_after_rerender,
+    ),
+    ("act::bad_targets_have_their_own_codes", bad_targets),
+    ("act::launch_waits_for_the_window", launch),
+];
+
+fn els(env: &Env, args: &[&str]) -> Vec<Value> {
+    flatten(&read(env, args)["elements"])
+}
+
+fn ok(env: &Env, args: &[&str]) -> Value {
+    env.desk.cli(args).data()
+}
+
+/// The id of the first element with this role and name in a fresh read.
+fn id_of(env: &Env, app: &str, role: &str, name: &str, extra: &[&str]) -> (String, Value) {
+    let mut args = vec!["--app", app];
+    args.extend_from_slice(extra);
+    let e = els(env, &args)
+        .into_iter()
+        .find(|e| e["r"] == role && e["t"] == name)
+        .unwrap_or_else(|| panic!("no {role} {name:?} in {app}"));
+    (e["i"].to_string(), e)
+}
+
+/// pyatspi's view of the element with these bounds.
+fn atspi_at(env: &Env, app: &str, b: &Value) -> Value {
+    env.desk
+        .atspi_dump(app, "")
+        .into_iter()
+        .find(|e| &e["b"] == b && e["depth"].as_u64() > Some(0))
+        .unwrap_or_else(|| panic!("pyatspi sees nothing at {b} in {app}"))
+}
+
+fn atspi_named(env: &Env, app: &str, role: &str, name: &str) -> Vec<Value> {
+    env.desk
+        .atspi_dump(app, "")
+        .into_iter()
+        .filter(|e| e["role"] == role && e["name"] == name)
+        .collect()
+}
+
+fn wait_atspi(env: &Env, app: &str, role: &str, name: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while atspi_named(env, app, role, name).is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{role} {name:?} never appeared in {app}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+}
+
+fn checked(e: &Value) -> bool {
+    e["states"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s == "checked")
+}
+
+fn click_check_box(env: &Env) {
+    let all = els(env, &["--app", "gtk3-widget-factory", "--roles", "chk"]);
+    let target = all
+        .iter()
+        .find(|e| e.get("e").is_none() && e.get("k").is_none())
+        .expect("an enabled, unchecked check box");
+    let id = target["i"].to_string();
+    assert!(!checked(&atspi_at(
+        env,
+        "gtk3-widget-factory",
+        &target["b"]
+    )));
+    let r = ok(env, &["click", "--id", &id, "--app", "gtk3-widget-factory"]);
+    assert_eq!(r["route"], "a11y", "{r}");
+    assert_eq!(r["post_state"]["k"], true, "{r}");
+    assert!(
+        checked(&atspi_at(env, "gtk3-widget-factory", &target["b"])),
+        "pyatspi sees it checked"
+    );
+    // A synthesized click (right button has no accessibility route) goes through XTest.
+    ok(env, &["click", "--id", &id, "--app", "gtk3-widget-factory"]);
+    assert!(
+        !checked(&atspi_at(env, "gtk3-widget-factory", &target["b"])),
+        "and unchecked again"
+    );
+    let r = ok(
+        env,
+        &[
+            "click",
+            "--id",
+            &id,
+            "--app",
+            "gtk3-widget-factory",
+            "--double",
+        ],
+    );
+    assert_eq!(r["route"], "input", "{r}");
+    assert!(
+        !checked(&atspi_at(env, "gtk3-widget-factory", &target["b"])),
+        "two clicks leave it as it was"
+    );
+}
+
+fn toggle(env: &Env) {
+    let all = els(env, &["--app", "gtk3-widget-factory"]);
+    let t = all
+        .iter()
+        .find(|e| e["r"] == "toggle" && e["t"] == "togglebutton" && e.get("e").is_none())
+        .unwrap();
+    let before = checked(&atspi_at(env, "gtk3-widget-factory", &t["b"]));
+    let r = ok(env, &["toggle", "--id", &t["i"].to_string()]);
+    assert_eq!(r["post_state"]["k"], !before, "{r}");
+    assert_eq!(
+        checked(&atspi_at(env, "gtk3-widget-factory", &t["b"])),
+        !before
+    );
+    ok(env, &["toggle", "--id", &t["i"].to_string()]);
+    assert_eq!(
+        checked(&atspi_at(env, "gtk3-widget-factory", &t["b"])),
+        before
+    );
+    let btn = all
+        .iter()
+        .find(|e| e["r"] == "btn" && e["t"] == "Sans Regular")
+        .unwrap();
+    let run = env.desk.cli(&["toggle", "--id", &btn["i"].to_string()]);
+    assert_eq!(run.error_code(), "NOT_CHECKABLE");
+}
+
+/// The page's counter as pyatspi reads it.
+fn counter(env: &Env) -> u64 {
+    let dump = env.desk.atspi_dump("chromium", "");
+    let at = dump
+        .iter()
+        .position(|e| e["name"].as_str().unwrap_or("").trim() == "Counter:")
+        .expect("counter label");
+    dump[at + 1..]
+        .iter()
+        .find_map(|e| e["name"].as_str().and_then(|n| n.trim().parse().ok()))
+        .expect("counter value")
+}
+
+fn chromium_counter(env: &Env) {
+    let before = counter(env);
+    let (id, _) = id_of(env, "chromium", "btn", "Increment", &[]);
+    let r = ok(env, &["click", "--id", &id, "--app", "chromium"]);
+    assert_eq!(r["route"], "a11y");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while counter(env) == before && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(counter(env), before + 1);
+    // The same through synthesized input.
+    ok(
+        env,
+        &[
+            "click", "--id", &id, "--app", "chromium", "--button", "left", "--double",
+        ],
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while counter(env) < before + 3 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(counter(env), before + 3, "a double click is two clicks");
+}
+
+fn click_by_text(env: &Env) {
+    let r = ok(env, &["click", "--text", "Button 7", "--app", "chromium"]);
+    assert_eq!(
+        r["element"]["t"], "Button 7",
+        "the whole name wins over Button 70..: {r}"
+    );
+    env.desk.wait_for_text("chromium", "Clicked 7", 3);
+    assert_eq!(
+        atspi_named(env, "chromium", "push button", "Clicked 7").len(),
+        1
+    );
+    assert_eq!(
+        atspi_named(env, "chromium", "push button", "Button 7").len(),
+        0
+    );
+    let run = env.desk.cli(&[
+        "click", "--text", "Button 1", "--app", "chromium", "--role", "lnk",
+    ]);
+    assert_eq!(run.error_code(), "ELEMENT_NOT_FOUND");
+    let run = env
+        .desk
+        .cli(&["click", "--text", "Button", "--app", "chromium"]);
+    assert_eq!(run.error_code(), "AMBIGUOUS_TARGET");
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("btn \"Button 1"),
+        "{}",
+        run.stdout
+    );
+}
+
+fn entry(env: &Env) -> (String, Value) {
+    let all = els(env, &["--app", "gtk3-widget-factory", "--roles", "input"]);
+    let e = all
+        .iter()
+        .filter(|e| e["v"] == "entry" || e.get("e").is_none())
+        .find(|e| {
+            e.get("e").is_none()
+                && e["b"][2].as_i64() == Some(320)
+                && e["b"][1].as_i64() > Some(200)
+        })
+        .cloned()
+        .unwrap_or_else(|| panic!("the plain entry: {all:?}"));
+    (e["i"].to_string(), e)
+}
+
+fn atspi_value(env: &Env, app: &str, b: &Value) -> String {
+    atspi_at(env, app, b)["v"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn type_unicode_gtk(env: &Env) {
+    let (id, e) = entry(env);
+    ok(env, &["set-value", "--id", &id, "--value", ""]);
+    let text = "héllo Wörld 中文 😀 ñ-ü «ok»";
+    let r = ok(env, &["type", "--id", &id, text]);
+    assert_eq!(r["chars"], text.chars().count());
+    assert_eq!(atspi_value(env, "gtk3-widget-factory", &e["b"]), text);
+    // ctrl+a then typing replaces everything.
+    ok(env, &["press", "ctrl+a"]);
+    ok(env, &["type", "plain ascii 123"]);
+    assert_eq!(
+        atspi_value(env, "gtk3-widget-factory", &e["b"]),
+        "plain ascii 123"
+    );
+    ok(env, &["set-value", "--id", &id, "--value", "entry"]);
+}
+
+fn type_chromium(env: &Env) {
+    let (id, e) = id_of(env, "chromium", "input", "Field 2", &[]);
+    ok(env, &["set-value", "--id", &id, "--value", ""]);
+    let text = "Zoë 東京 🎉 ok";
+    ok(env, &["type", "--id", &id, text]);
+    assert_eq!(atspi_value(env, "chromium", &e["b"]), text);
+    ok(env, &["type", "--key", "ctrl+a", "--app", "chromium"]);
+    ok(env, &["type", "--app", "chromium", "replaced"]);
+    assert_eq!(atspi_value(env, "chromium", &e["b"]), "replaced");
+    ok(env, &["set-value", "--id", &id, "--value", "value 2"]);
+    assert_eq!(atspi_value(env, "chromium", &e["b"]), "value 2");
+}
+
+fn set_value(env: &Env) {
+    let (id, e) = entry(env);
+    let r = ok(env, &["set-value", "--id", &id, "--value", "set by a11y"]);
+    assert_eq!(r["route"], "a11y", "GTK entries have EditableText: {r}");
+    assert_eq!(
+        atspi_value(env, "gtk3-widget-factory", &e["b"]),
+        "set by a11y"
+    );
+    ok(env, &["set-value", "--id", &id, "--value", "entry"]);
+    let all = els(env, &["--app", "gtk3-widget-factory"]);
+    let slider = all
+        .iter()
+        .find(|e| e["r"] == "slider" && e.get("e").is_none() && e["v"] == "50")
+        .unwrap();
+    let r = ok(
+        env,
+        &[
+            "set-value",
+            "--id",
+            &slider["i"].to_string(),
+            "--value",
+            "75",
+        ],
+    );
+    assert_eq!(r["post_state"]["v"], "75", "{r}");
+    assert_eq!(
+        atspi_value(env, "gtk3-widget-factory", &slider["b"])
+            .parse::<f64>()
+            .unwrap(),
+        75.0
+    );
+    let run = env.desk.cli(&[
+        "set-value",
+        "--id",
+        &slider["i"].to_string(),
+        "--value",
+        "1000",
+    ]);
+    assert_eq!(run.error_code(), "INVALID_ARGS", "out of range");
+    let run = env.desk.cli(&[
+        "set-value",
+        "--id",
+        &slider["i"].to_string(),
+        "--value",
+        "lots",
+    ]);
+    assert_eq!(run.error_code(), "INVALID_ARGS");
+    ok(
+        env,
+        &[
+            "set-value",
+            "--id",
+            &slider["i"].to_string(),
+            "--value",
+            "50",
+        ],
+    );
+    let spin = all
+        .iter()
+        .find(|e| e["r"] == "spin" && e.get("e").is_none())
+        .unwrap();
+    ok(
+        env,
+        &["set-value", "--id", &spin["i"].to_string(), "--value", "10"],
+    );
+    assert_eq!(
+        atspi_value(env, "gtk3-widget-factory", &spin["b"])
+            .parse::<f64>()
+            .unwrap(),
+        10.0
+    );
+    ok(
+        env,
+        &["set-value", "--id", &spin["i"].to_string(), "--value", "50"],
+    );
+    let progress = all.iter().find(|e| e["r"] == "progress").unwrap();
+    assert_eq!(
+        env.desk
+            .cli(&[
+                "set-value",
+                "--id",
+                &progress["i"].to_string(),
+                "--value",
+                "1"
+            ])
+            .error_code(),
+        "READ_ONLY"
+    );
+    let btn = all
+        .iter()
+        .find(|e| e["r"] == "btn" && e["t"] == "Sans Regular")
+        .unwrap();
+    assert_eq!(
+        env.desk
+            .cli(&["set-value", "--id", &btn["i"].to_string(), "--value", "x"])
+            .error_code(),
+        "ACTION_NOT_SUPPORTED"
+    );
+}
+
+fn y_of(env: &Env, text: &str) -> i64 {
+    let list = els(
+        env,
+        &["--app", "chromium", "--visible-only=false", "--text", text],
+    );
+    let e = list
+        .iter()
+        .find(|e| e["t"] == text)
+        .unwrap_or_else(|| panic!("{text}: {list:?}"));
+    e["b"][1].as_i64().unwrap()
+}
+
+fn scroll(env: &Env) {
+    let before = y_of(env, "Item 20");
+    let r = ok(
+        env,
+        &[
+            "scroll",
+            "--app",
+            "chromium",
+            "--direction",
+            "down",
+            "--amount",
+            "5",
+        ],
+    );
+    assert_eq!(r["route"], "input");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    let mut after = before;
+    while after == before && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        after = y_of(env, "Item 20");
+    }
+    assert!(after < before, "content moved up: {before} -> {after}");
+    ok(
+        env,
+        &[
+            "scroll",
+            "--app",
+            "chromium",
+            "--direction",
+            "up",
+            "--amount",
+            "30",
+        ],
+    );
+    // Chromium updates the bounds it reports a moment after it scrolls.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while y_of(env, "Item 20") <= 800 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // Off screen, then brought into view by the app itself.
+    let list = els(
+        env,
+        &[
+            "--app",
+            "chromium",
+            "--visible-only=false",
+            "--text",
+            "Item 20",
+        ],
+    );
+    let item = list.iter().find(|e| e["t"] == "Item 20").unwrap();
+    assert!(
+        item["b"][1].as_i64().unwrap() > 800,
+        "below the fold: {item}"
+    );
+    let r = ok(
+        env,
+        &["scroll", "--id", &item["i"].to_string(), "--into-view"],
+    );
+    assert_eq!(r["route"], "a11y");
+    let y = y_of(env, "Item 20");
+    assert!((0..800).contains(&y), "now on screen: {y}");
+    ok(
+        env,
+        &[
+            "scroll",
+            "--app",
+            "chromium",
+            "--direction",
+            "up",
+            "--amount",
+            "30",
+        ],
+    );
+}
+
+fn drag_slider(env: &Env) {
+    let all = els(env, &["--app", "gtk3-widget-factory"]);
+    let s = all
+        .iter()
+        .find(|e| {
+            e["r"] == "slider"
+                && e.get("e").is_none()
+                && e["v"] == "50"
+                && e["b"][2].as_i64() > e["b"][3].as_i64()
+        })
+        .expect("a horizontal slider at 50");
+    let b = s["b"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect::<Vec<_>>();
+    let (cx, cy) = (b[0] + b[2] / 2, b[1] + b[3] / 2);
+    let (tx, ty) = (b[0] + b[2] - 4, cy);
+    let (cx, cy, tx, ty) = (
+        cx.to_string(),
+        cy.to_string(),
+        tx.to_string(),
+        ty.to_string(),
+    );
+    ok(
+        env,
+        &[
+            "drag",
+            "--app",
+            "gtk3-widget-factory",
+            "--from-x",
+            &cx,
+            "--from-y",
+            &cy,
+            "--to-x",
+            &tx,
+            "--to-y",
+            &ty,
+        ],
+    );
+    let v: f64 = atspi_value(env, "gtk3-widget-factory", &s["b"])
+        .parse()
+        .unwrap();
+    assert!(v > 80.0, "the knob moved right: value {v}");
+    ok(
+        env,
+        &["set-value", "--id", &s["i"].to_string(), "--value", "50"],
+    );
+}
+
+fn action_by_name(env: &Env) {
+    let all = els(
+        env,
+        &[
+            "--app",
+            "gtk3-widget-factory",
+            "--roles",
+            "chk",
+            "--actions",
+        ],
+    );
+    let c = all
+        .iter()
+        .find(|e| e.get("e").is_none() && e.get("k").is_none())
+        .unwrap();
+    assert!(
+        c["a"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a.as_str().unwrap().eq_ignore_ascii_case("click")),
+        "{c}"
+    );
+    let r = ok(
+        env,
+        &["action", "--id", &c["i"].to_string(), "--name", "click"],
+    );
+    assert_eq!(r["route"], "a11y");
+    assert!(checked(&atspi_at(env, "gtk3-widget-factory", &c["b"])));
+    ok(
+        env,
+        &["action", "--id", &c["i"].to_string(), "--name", "click"],
+    );
+    let run = env
+        .desk
+        .cli(&["action", "--id", &c["i"].to_string(), "--name", "explode"]);
+    assert_eq!(run.error_code(), "ACTION_NOT_SUPPORTED");
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("click"),
+        "lists what it has"
+    );
+}
+
+fn focused_app(env: &Env) -> String {
+    let d = ok(env, &["list"]);
+    d["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["focused"] == true)
+        .map(|w| w["app"].as_str().unwrap().to_string())
+        .unwrap_or_default()
+}
+
+fn focus(env: &Env) {
+    ok(env, &["focus", "--app", "gtk3-widget-factory"]);
+    assert_eq!(focused_app(env), "gtk3-widget-factory");
+    ok(env, &["focus", "--app", "chromium"]);
+    assert_eq!(focused_app(env), "Chromium");
+    let (id, e) = entry(env);
+    let r = ok(env, &["focus", "--id", &id, "--app", "gtk3-widget-factory"]);
+    assert_eq!(r["route"], "a11y");
+    let st = atspi_at(env, "gtk3-widget-factory", &e["b"]);
+    assert!(
+        st["states"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "focused"),
+        "{st}"
+    );
+    assert_eq!(
+        focused_app(env),
+        "gtk3-widget-factory",
+        "its window came to the front"
+    );
+}
+
+fn press_keys(env: &Env) {
+    let (id, e) = entry(env);
+    ok(env, &["set-value", "--id", &id, "--value", "keep me"]);
+    ok(env, &["focus", "--id", &id]);
+    for bad in ["ctrl++", "hyper+q", "ctrl+", "f99", ""] {
+        let run = env.desk.cli(&["press", bad]);
+        assert_eq!(run.code, 2, "{bad}: {}", run.stdout);
+        assert_eq!(run.error_code(), "INVALID_KEY", "{bad}");
+        let run = env.desk.cli(&["type", "--key", bad]);
+        assert_eq!(run.error_code(), "INVALID_KEY", "{bad}");
+    }
+    assert_eq!(
+        atspi_value(env, "gtk3-widget-factory", &e["b"]),
+        "keep me",
+        "nothing was typed"
+    );
+    ok(env, &["press", "end"]);
+    ok(env, &["press", "shift+home"]);
+    ok(env, &["press", "BackSpace"]);
+    assert_eq!(
+        atspi_value(env, "gtk3-widget-factory", &e["b"]),
+        "",
+        "selected and deleted"
+    );
+    ok(env, &["set-value", "--id", &id, "--value", "entry"]);
+}
+
+fn stale_removed(env: &Env) {
+    let (id, _) = id_of(env, "chromium", "btn", "Remove Me", &[]);
+    // Something else removes it between the read and the click.
+    ok(
+        env,
+        &[
+            "click",
+            "--text",
+            "Remove Me",
+            "--app",
+            "chromium",
+            "--exact",
+        ],
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while !atspi_named(env, "chromium", "push button", "Remove Me").is_empty()
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let run = env.desk.cli(&["click", "--id", &id, "--app", "chromium"]);
+    assert_eq!(run.error_code(), "STALE_REF", "{}", run.stdout);
+    assert!(run.json()["error"]["suggestion"]
+        .as_str()
+        .unwrap()
+        .contains("read"));
+}
+
+fn same_after_insert(env: &Env) {
+    let (id, before) = id_of(env, "chromium", "btn", "Button 3", &[]);
+    for _ in 0..2 {
+        ok(
+            env,
+            &["click", "--text", "Insert Above", "--app", "chromium"],
+        );
+    }
+    // Wait with pyatspi: a `read` would hand out new ids.
+    wait_atspi(env, "chromium", "push button", "Inserted 2");
+    let r = ok(env, &["click", "--id", &id, "--app", "chromium"]);
+    assert_eq!(r["element"]["t"], "Button 3", "{r}");
+    assert!(
+        r.get("rematched").is_none(),
+        "the recorded handle still held: {r}"
+    );
+    env.desk.wait_for_text("chromium", "Clicked 3", 3);
+    let now = els(env, &["--app", "chromium", "--text", "Clicked 3"]);
+    let moved = now.iter().find(|e| e["t"] == "Clicked 3").unwrap();
+    assert!(
+        moved["b"][1].as_i64() > before["b"][1].as_i64(),
+        "it had moved down and was still the one clicked"
+    );
+    assert_eq!(
+        atspi_named(env, "chromium", "push button", "Clicked 4").len(),
+        0,
+        "no neighbour was clicked"
+    );
+}
+
+fn rematch_after_rerender(env: &Env) {
+    let (id, _) = id_of(env, "chromium", "btn", "Stable Target", &[]);
+    ok(
+        env,
+        &[
+            "click",
+            "--text",
+            "Re-render",
+            "--app",
+            "chromium",
+            "--exact",
+        ],
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let r = ok(env, &["click", "--id", &id, "--app", "chromium"]);
+    assert_eq!(
+        r["rematched"], true,
+        "a new object, found by its fingerprint: {r}"
+    );
+    env.desk.wait_for_text("chromium", "Stable Hit", 3);
+}
+
+fn bad_targets(env: &Env) {
+    let _ = read(env, &["--app", "gtk3-widget-factory"]);
+    assert_eq!(
+        env.desk.cli(&["click", "--id", "99999"]).error_code(),
+        "ELEMENT_NOT_FOUND"
+    );
+    assert_eq!(
+        env.desk
+            .cli(&["click", "--id", "1", "--app", "gtk3-demo"])
+            .error_code(),
+        "WINDOW_MISMATCH"
+    );
+    for (x, y) in [("5000", "10"), ("-5", "10"), ("10", "900")] {
+        let run = env.desk.cli(&["click", "--x", x, "--y", y]);
+        assert_eq!(run.error_code(), "OFF_SCREEN", "{x},{y}");
+    }
+    let all = els(env, &["--app", "gtk3-widget-factory", "--roles", "chk"]);
+    let disabled = all.iter().find(|e| e["e"] == false).unwrap();
+    let run = env.desk.cli(&["click", "--id", &disabled["i"].to_string()]);
+    assert_eq!(run.error_code(), "NOT_INTERACTABLE");
+    assert!(
+        !checked(&atspi_at(env, "gtk3-widget-factory", &disabled["b"])) || disabled["k"] == true
+    );
+    assert_eq!(env.desk.cli(&["click"]).error_code(), "INVALID_ARGS");
+    assert_eq!(env.desk.cli(&["type"]).error_code(), "INVALID_ARGS");
+}
+
+fn launch(env: &Env) {
+    let r = ok(env, &["launch", "--wait", "20", "gtk3-icon-browser"]);
+    assert_eq!(r["action"], "launch");
+    let pid = r["pid"].as_u64().unwrap();
+    let listed = ok(env, &["list", "--pid", &pid.to_string()]);
+    assert_eq!(listed["windows"].as_array().unwrap().len(), 1, "{listed}");
+    let kill = rustix::process::Pid::from_raw(pid as i32).unwrap();
+    let _ = rustix::process::kill_process(kill, rustix::process::Signal::TERM);
+    assert_eq!(
+        env.desk
+            .cli(&["launch", "--wait", "5", "no-such-program-xyz"])
+            .error_code(),
+        "ACTION_FAILED"
+    );
+    assert_eq!(
+        env.desk
+            .cli(&["launch", "--wait", "5", "false"])
+            .error_code(),
+        "ACTION_FAILED"
+    );
+}
