@@ -166,6 +166,37 @@ def bench_tokens(name, spec):
     }
 
 
+def bench_actions():
+    """Whole-process `click --id` and `type hello` next to xdotool's coordinate click and
+    typing, on gtk3-widget-factory's check box and entry, interleaved."""
+    app = "gtk3-widget-factory"
+    data = json.loads(cli("read", "--app", app, "--roles", "chk,input").stdout)["data"]
+    els = flatten(data["elements"])
+    chk = next(e for e in els if e["r"] == "chk" and "e" not in e)
+    entry = next(e for e in els if e["r"] == "input" and "e" not in e and e.get("v") == "entry")
+    x, y = chk["b"][0] + chk["b"][2] // 2, chk["b"][1] + chk["b"][3] // 2
+    ours_click, xdo_click, ours_type, xdo_type = [], [], [], []
+    cli("focus", "--app", app)
+    for _ in range(RUNS):
+        ms, _ = timed([BIN, "click", "--id", str(chk["i"]), "--app", app])
+        ours_click.append(ms)
+        ms, _ = timed(["xdotool", "mousemove", str(x), str(y), "click", "--delay", "0", "1"])
+        xdo_click.append(ms)
+    cli("focus", "--id", str(entry["i"]))
+    for _ in range(RUNS):
+        ms, _ = timed([BIN, "type", "hello"])
+        ours_type.append(ms)
+        ms, _ = timed(["xdotool", "type", "--delay", "0", "hello"])
+        xdo_type.append(ms)
+    cli("set-value", "--id", str(entry["i"]), "--value", "entry")
+    return {
+        "click_id_ms": med(ours_click),
+        "xdotool_click_ms": med(xdo_click),
+        "type_hello_ms": med(ours_type),
+        "xdotool_type_ms": med(xdo_type),
+    }
+
+
 def main():
     procs = []
     try:
@@ -174,6 +205,7 @@ def main():
             wait_ready(name, spec)
         speed = [bench_speed(n, s) for n, s in APPS.items()]
         toks = [bench_tokens(n, s) for n, s in APPS.items() if n != "qt5"]
+        acts = bench_actions()
     finally:
         for p in procs:
             p.terminate()
@@ -182,7 +214,7 @@ def main():
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 p.kill()
-    results = {"runs": RUNS, "speed": speed, "tokens": toks}
+    results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts}
     with open(os.path.join(ROOT, "bench/out/results.json"), "w") as f:
         json.dump(results, f, indent=1)
     print(f"read speed, median of {RUNS} runs (ms)\n")
@@ -209,7 +241,17 @@ def main():
         c = t["tokens"]
         print(f"| {t['app']} | {c['seed000']} | {c['default']} | {t['default_vs_seed000']:.0%} | {c['interactive']} | {c['interactive_text']} "
               f"| {t['interactive_elements']} | {t['json_i_per_interactive']:.1f} / {t['text_i_per_interactive']:.1f} |")
+    print_actions(acts)
+
+
+def print_actions(a):
+    print("\nactions, whole process, median (ms)\n")
+    print("| | desktop-cli | xdotool | ratio |")
+    print("|---|---|---|---|")
+    print(f"| click (ours: --id on a check box, accessibility route; xdotool: at its center) | {a['click_id_ms']:.1f} | {a['xdotool_click_ms']:.1f} | {a['click_id_ms'] / a['xdotool_click_ms']:.1f}x |")
+    print(f"| type hello | {a['type_hello_ms']:.1f} | {a['xdotool_type_ms']:.1f} | {a['type_hello_ms'] / a['xdotool_type_ms']:.1f}x |")
 
 
 if __name__ == "__main__":
     main()
+
