@@ -1,7 +1,7 @@
 //! JSON Schemas of each command's `data` (and of the error object), for `desktop-cli schema`.
 
 use desktop_core::role::SHORT_NAMES;
-use desktop_core::{Error, Result};
+use desktop_core::{Error, ErrorCode, Result};
 use serde_json::{json, Value};
 
 const DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -116,15 +116,34 @@ fn schemas() -> Vec<(&'static str, Value)> {
             }),
         ),
         (
+            "action",
+            json!({
+                "$schema": DRAFT, "title": "data of click, type, press, focus, scroll, drag, set-value, toggle, action, launch",
+                "type": "object",
+                "required": ["action", "route"],
+                "properties": {
+                    "action": {"type": "string"},
+                    "id": {"type": "integer", "description": "the element id acted on"},
+                    "route": {"enum": ["a11y", "input", "system"], "description": "accessibility interface, synthesized XTest input, or the window system"},
+                    "element": {"type": "object", "description": "what was acted on", "properties": {"r": {"type": "string"}, "t": {"type": "string"}, "b": bounds()}},
+                    "rematched": {"const": true, "description": "the recorded handle was gone; the element was found again by its fingerprint"},
+                    "post_state": {"type": "object", "description": "the element's state after the action, when it changed (keys as in read)",
+                                   "properties": {"r": {"type": "string"}, "v": {"type": "string"}, "f": {"const": true}, "e": {"const": false},
+                                                  "s": {"const": true}, "k": {"enum": [true, false, "mixed"]}, "x": {"type": "boolean"}, "ro": {"const": true}}},
+                    "chars": {"type": "integer", "description": "type: characters typed"},
+                    "x": {"type": "integer"}, "y": {"type": "integer"},
+                    "app": {"type": "string"}, "pid": {"type": "integer"}, "title": {"type": "string"}, "window_id": {"type": "integer"}
+                }
+            }),
+        ),
+        (
             "error",
             json!({
                 "$schema": DRAFT, "title": "error object (envelope with ok:false)",
                 "type": "object",
                 "required": ["code", "message"],
                 "properties": {
-                    "code": {"enum": ["PERM_DENIED", "NO_DISPLAY", "A11Y_UNAVAILABLE", "APP_NOT_FOUND", "WINDOW_NOT_FOUND",
-                                      "ELEMENT_NOT_FOUND", "STALE_REF", "AMBIGUOUS_TARGET", "ACTION_NOT_SUPPORTED", "ACTION_FAILED",
-                                      "APP_UNRESPONSIVE", "TIMEOUT", "INVALID_ARGS", "PLATFORM_NOT_SUPPORTED", "SANDBOX_FAILED", "INTERNAL"]},
+                    "code": {"enum": ErrorCode::ALL.iter().map(|c| c.as_str()).collect::<Vec<_>>()},
                     "message": {"type": "string"},
                     "suggestion": {"type": "string"},
                     "platform_detail": {"type": "string"}
@@ -147,7 +166,7 @@ pub fn get(command: Option<&str>) -> Result<Value> {
             .map(|(_, v)| v)
             .ok_or_else(|| {
                 Error::invalid_args(format!("no schema for `{name}`"))
-                    .suggest("Known: list, read, sandbox, doctor, error")
+                    .suggest("Known: list, read, action, sandbox, doctor, error")
             }),
     }
 }

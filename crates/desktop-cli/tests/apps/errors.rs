@@ -219,7 +219,7 @@ fn doctor_and_schema(env: &Env) {
     let s = env.desk.cli(&["schema", "read"]).data();
     assert!(s["$defs"]["element"]["properties"]["i"].is_object(), "{s}");
     let all = env.desk.cli(&["schema"]).data();
-    for k in ["list", "read", "sandbox", "doctor", "error"] {
+    for k in ["list", "read", "action", "sandbox", "doctor", "error"] {
         assert!(all[k].is_object(), "{k}");
     }
     assert_eq!(
