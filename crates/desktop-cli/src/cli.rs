@@ -24,9 +24,10 @@ pub struct Global {
     /// Pretty-print JSON.
     #[arg(long, global = true)]
     pub pretty: bool,
-    /// Output format: json (the envelope) or text (readable, for people).
-    #[arg(long, global = true, value_enum, default_value_t = Format::Json)]
-    pub format: Format,
+    /// Output format: json (the envelope) or text (readable, for people); for `screenshot`,
+    /// the image format: png or jpg.
+    #[arg(long, global = true, value_enum)]
+    pub format: Option<Format>,
     /// Bound on every call to an app, in milliseconds; an app slower than this is APP_UNRESPONSIVE.
     #[arg(long, global = true, default_value_t = 3000, value_name = "MS")]
     pub timeout: u64,
@@ -39,6 +40,9 @@ pub struct Global {
 pub enum Format {
     Json,
     Text,
+    Png,
+    #[value(alias = "jpeg")]
+    Jpg,
 }
 
 #[derive(Debug, Subcommand)]
@@ -67,6 +71,8 @@ pub enum Command {
     Action(ActionArgs),
     /// Start a program and wait until its window can be read.
     Launch(LaunchArgs),
+    /// Capture the screen, a window, an element or a region as PNG or JPEG.
+    Screenshot(ScreenshotArgs),
     /// Start, stop and use a headless desktop (Xvfb, D-Bus, AT-SPI) for agents and tests.
     #[command(subcommand)]
     Sandbox(SandboxCmd),
@@ -384,4 +390,32 @@ pub struct LaunchArgs {
         value_name = "COMMAND"
     )]
     pub cmd: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ScreenshotArgs {
+    /// Capture this window's area (it is raised first).
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Capture one element (id from the last read).
+    #[arg(long, conflicts_with = "region")]
+    pub id: Option<u32>,
+    /// Capture a screen rectangle: x,y,w,h.
+    #[arg(long, value_name = "X,Y,W,H", allow_hyphen_values = true)]
+    pub region: Option<String>,
+    /// JPEG quality, 1-100.
+    #[arg(long, default_value_t = 80)]
+    pub quality: u8,
+    /// Scale factor 0.1-1.0 (image pixels per screen pixel).
+    #[arg(long, default_value_t = 0.5)]
+    pub scale: f64,
+    /// Write the image here instead of returning it as base64.
+    #[arg(long, value_name = "PATH")]
+    pub output: Option<std::path::PathBuf>,
+    /// Draw each interactive element's box and id (set-of-marks); the ids work with click --id.
+    #[arg(long, value_name = "MODE", num_args = 0..=1, default_missing_value = "ids", value_parser = ["ids"])]
+    pub annotate: Option<String>,
+    /// Draw a labelled coordinate grid (screen pixels; lines every 50, labels every 200).
+    #[arg(long)]
+    pub grid: bool,
 }

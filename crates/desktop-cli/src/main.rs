@@ -22,8 +22,20 @@ fn run() -> i32 {
     };
     let out = Out {
         pretty: cli.global.pretty,
-        format: cli.global.format,
+        // Image formats belong to `screenshot`; every other command prints JSON or text.
+        format: match cli.global.format {
+            Some(Format::Text) => Format::Text,
+            _ => Format::Json,
+        },
     };
+    let is_screenshot = matches!(cli.command, cli::Command::Screenshot(_));
+    if !is_screenshot && matches!(cli.global.format, Some(Format::Png | Format::Jpg)) {
+        let e = Error::invalid_args(
+            "--format png/jpg is for screenshot; other commands print json or text",
+        )
+        .suggest("Use --format json or --format text");
+        return out.err("desktop-cli", &e);
+    }
     // Before any thread exists: adopting a sandbox sets this process's environment.
     // `sandbox` commands manage sandboxes themselves and must not inherit one's addresses.
     if !matches!(cli.command, cli::Command::Sandbox(_)) {

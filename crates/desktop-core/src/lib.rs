@@ -12,6 +12,7 @@ pub mod node;
 pub mod refs;
 pub mod render;
 pub mod role;
+pub mod shot;
 
 pub use backend::Desktop;
 pub use error::{Error, ErrorCode, Result};

@@ -85,6 +85,17 @@ impl X {
         self.sync()
     }
 
+    /// Puts a top-level window above the others without moving the keyboard focus.
+    pub fn raise(&self, window: Window) -> Result<()> {
+        self.conn
+            .configure_window(
+                window,
+                &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE),
+            )
+            .map_err(x_err)?;
+        self.sync()
+    }
+
     /// The top-level window showing at a point (what a click there would hit).
     pub fn top_level_at(&self, x: i32, y: i32) -> Option<Window> {
         let (x, y) = (i16::try_from(x).ok()?, i16::try_from(y).ok()?);

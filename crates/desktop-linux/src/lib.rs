@@ -4,6 +4,7 @@
 pub mod act;
 pub mod apps;
 pub mod bus;
+pub mod capture;
 pub mod convert;
 pub mod hydrate;
 pub mod input;

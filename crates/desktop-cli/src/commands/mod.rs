@@ -5,6 +5,7 @@ mod doctor;
 mod list;
 pub(crate) mod read;
 mod sandbox;
+mod shot;
 
 use crate::cli::{Cli, Command, Global};
 use crate::output::{notice, Out};
@@ -29,6 +30,17 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
         Command::Toggle(a) => acting(&g, out, "toggle", |d| Box::pin(act::toggle(d, a))).await,
         Command::Action(a) => acting(&g, out, "action", |d| Box::pin(act::action(d, a))).await,
         Command::Launch(a) => acting(&g, out, "launch", |d| Box::pin(act::launch(d, a))).await,
+        Command::Screenshot(a) => {
+            let format = g.format;
+            let r = match connect(&g).await {
+                Ok(d) => shot::run(&d, a, format).await,
+                Err(e) => Err(e),
+            };
+            match r {
+                Ok(data) => out.ok("screenshot", data),
+                Err(e) => out.err("screenshot", &e),
+            }
+        }
         Command::Sandbox(cmd) => sandbox::run(&g, out, cmd).await,
         Command::Doctor => doctor::run(&g, out).await,
         Command::Schema { command } => match crate::schema::get(command.as_deref()) {

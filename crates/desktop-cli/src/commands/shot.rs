@@ -1,0 +1,174 @@
+//! `screenshot`: capture, optionally mark elements and draw a grid, encode, and either
+//! write the file atomically or return base64 in the envelope.
+
+use super::read::target;
+use crate::cli::{Format, ScreenshotArgs};
+use base64::Engine;
+use desktop_core::refs::RefMap;
+use desktop_core::shot::{self, Encoding, Mark};
+use desktop_core::{Desktop, Error, ErrorCode, Filters, Rect, Result};
+use desktop_linux::{sandbox, LinuxDesktop};
+use serde_json::{json, Value};
+use std::path::Path;
+
+fn io_err(what: &str, path: &Path, e: std::io::Error) -> Error {
+    Error::new(
+        ErrorCode::PermDenied,
+        format!("{what} {}: {e}", path.display()),
+    )
+    .suggest("Choose a writable path (its directory must exist)")
+}
+
+/// Fails before anything is captured when the image could not be written there.
+fn check_writable(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(io_err(
+            "no such directory for",
+            path,
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        ));
+    }
+    if path.is_dir() {
+        return Err(
+            Error::invalid_args(format!("{} is a directory", path.display()))
+                .suggest("Give a file name, e.g. shot.png"),
+        );
+    }
+    let probe = dir.join(format!(".desktop-cli-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| io_err("cannot write to", path, e))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// Writes via a temporary file in the same directory, renamed into place: never half an image.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp-{}",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("shot"),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes).map_err(|e| io_err("cannot write", &tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io_err("cannot move the image to", path, e)
+    })
+}
+
+pub async fn run(d: &LinuxDesktop, a: ScreenshotArgs, format: Option<Format>) -> Result<Value> {
+    if !(0.1..=1.0).contains(&a.scale) || a.scale.is_nan() {
+        return Err(
+            Error::invalid_args(format!("--scale {} is outside 0.1-1.0", a.scale))
+                .suggest("Example: --scale 0.5"),
+        );
+    }
+    if !(1..=100).contains(&a.quality) {
+        return Err(Error::invalid_args("--quality must be 1-100").suggest("Example: --quality 80"));
+    }
+    let enc = match format {
+        None | Some(Format::Png) => Encoding::Png,
+        Some(Format::Jpg) => Encoding::Jpeg { quality: a.quality },
+        Some(other) => {
+            return Err(
+                Error::invalid_args(format!("screenshot writes png or jpg, not {other:?}"))
+                    .suggest("Use --format png or --format jpg"),
+            )
+        }
+    };
+    let region = match &a.region {
+        Some(s) => Some(Rect::parse(s).ok_or_else(|| {
+            Error::invalid_args(format!(
+                "--region `{s}` is not x,y,w,h with a positive size"
+            ))
+            .suggest("Example: --region 0,0,640,400")
+        })?),
+        None => None,
+    };
+    if let Some(p) = &a.output {
+        check_writable(p)?;
+    }
+    let x = d.x.as_ref().ok_or_else(desktop_linux::x11::no_display)?;
+    let scope = target(&a.target);
+    let mut window = None;
+    let area = if let Some(r) = region {
+        r
+    } else if let Some(id) = a.id {
+        let map = RefMap::load(&sandbox::refs_path());
+        let live = d.element_by_id(&map, id, &scope).await?;
+        if let Some(w) = live.window_id {
+            x.raise(w)?;
+        }
+        live.node.bounds.filter(Rect::is_valid).ok_or_else(|| {
+            Error::new(
+                ErrorCode::NotInteractable,
+                format!("element {id} has no place on screen"),
+            )
+            .suggest("scroll --id N --into-view first")
+        })?
+    } else if !scope.is_empty() {
+        let w = d.resolve(&scope).await?;
+        if let Some(id) = w.id.and_then(|i| u32::try_from(i).ok()) {
+            x.raise(id)?;
+        }
+        let b = w
+            .bounds
+            .ok_or_else(|| Error::new(ErrorCode::WindowNotFound, "the window has no bounds"))?;
+        window = Some(w);
+        b
+    } else {
+        x.screen
+    };
+    let mut marks = Vec::new();
+    if a.annotate.is_some() {
+        let filters = Filters {
+            interactive: true,
+            visible_only: true,
+            ..Filters::default()
+        };
+        let data = match &window {
+            Some(w) => desktop_linux::read_window(d, w.clone(), &filters).await?,
+            None => d.read(&scope, &filters).await?,
+        };
+        let path = sandbox::refs_path();
+        let mut map = RefMap::load(&path);
+        map.record(&data);
+        let _ = map.save(&path);
+        for n in &data.elements {
+            n.walk(&mut |e| {
+                if e.is_interactive() {
+                    if let Some(b) = e.bounds.filter(|b| b.is_valid() && b.intersects(&area)) {
+                        marks.push(Mark { id: e.id, rect: b });
+                    }
+                }
+            });
+        }
+    }
+    let capture = x.capture(area)?;
+    let img = shot::render(&capture, a.scale, &marks, a.grid);
+    let bytes = shot::encode(&img, enc)
+        .map_err(|e| Error::internal(format!("cannot encode the image: {e}")))?;
+    let (cw, ch) = capture.image.dimensions();
+    let mut data = json!({
+        "format": if enc == Encoding::Png { "png" } else { "jpg" },
+        "width": img.width(),
+        "height": img.height(),
+        "scale": a.scale,
+        "origin": [capture.origin.0, capture.origin.1],
+        "region": [capture.origin.0, capture.origin.1, cw, ch],
+        "bytes": bytes.len(),
+    });
+    if a.annotate.is_some() {
+        data["marks"] = json!(marks.len());
+    }
+    match &a.output {
+        Some(p) => {
+            write_atomic(p, &bytes)?;
+            data["path"] = json!(p);
+        }
+        None => data["base64"] = json!(base64::engine::general_purpose::STANDARD.encode(&bytes)),
+    }
+    Ok(data)
+}

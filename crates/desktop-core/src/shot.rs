@@ -1,0 +1,318 @@
+//! Screenshots after capture: scaling, the set-of-marks overlay (each element's box and id),
+//! the coordinate grid, and PNG/JPEG encoding. Marks and labels are drawn after scaling, at
+//! a fixed pixel size, so they stay legible however small the image is.
+
+use crate::node::Rect;
+use image::codecs::jpeg::JpegEncoder;
+use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+use image::{imageops, ImageEncoder, Rgb, RgbImage};
+
+/// A captured part of the screen.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// Screen position of the image's top-left pixel.
+    pub origin: (i32, i32),
+    pub image: RgbImage,
+}
+
+/// An element to mark: its id and screen bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    pub id: u32,
+    pub rect: Rect,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Png,
+    Jpeg { quality: u8 },
+}
+
+/// Distinct, saturated colours for neighbouring marks.
+const PALETTE: [[u8; 3]; 8] = [
+    [230, 25, 75],
+    [0, 130, 200],
+    [60, 160, 40],
+    [245, 130, 48],
+    [145, 30, 180],
+    [0, 128, 128],
+    [200, 0, 140],
+    [128, 90, 0],
+];
+
+/// 5x7 bitmap digits, one byte a row, high bit on the left.
+const DIGITS: [[u8; 7]; 10] = [
+    [
+        0b01110, 0b10001, 0b10011, 0b10101, 0b11001, 0b10001, 0b01110,
+    ],
+    [
+        0b00100, 0b01100, 0b00100, 0b00100, 0b00100, 0b00100, 0b01110,
+    ],
+    [
+        0b01110, 0b10001, 0b00001, 0b00010, 0b00100, 0b01000, 0b11111,
+    ],
+    [
+        0b11111, 0b00010, 0b00100, 0b00010, 0b00001, 0b10001, 0b01110,
+    ],
+    [
+        0b00010, 0b00110, 0b01010, 0b10010, 0b11111, 0b00010, 0b00010,
+    ],
+    [
+        0b11111, 0b10000, 0b11110, 0b00001, 0b00001, 0b10001, 0b01110,
+    ],
+    [
+        0b00110, 0b01000, 0b10000, 0b11110, 0b10001, 0b10001, 0b01110,
+    ],
+    [
+        0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b01000, 0b01000,
+    ],
+    [
+        0b01110, 0b10001, 0b10001, 0b01110, 0b10001, 0b10001, 0b01110,
+    ],
+    [
+        0b01110, 0b10001, 0b10001, 0b01111, 0b00001, 0b00010, 0b01100,
+    ],
+];
+
+/// Pixel size of one font dot.
+const DOT: u32 = 2;
+
+/// Scales the capture, then draws the grid (screen coordinates) and the marks.
+pub fn render(capture: &Capture, scale: f64, marks: &[Mark], grid: bool) -> RgbImage {
+    let (w, h) = capture.image.dimensions();
+    let mut img = if (scale - 1.0).abs() < 1e-9 {
+        capture.image.clone()
+    } else {
+        let sw = ((f64::from(w) * scale).round() as u32).max(1);
+        let sh = ((f64::from(h) * scale).round() as u32).max(1);
+        imageops::resize(&capture.image, sw, sh, imageops::FilterType::Triangle)
+    };
+    let to_img = |x: i32, y: i32| {
+        (
+            (f64::from(x - capture.origin.0) * scale).round() as i64,
+            (f64::from(y - capture.origin.1) * scale).round() as i64,
+        )
+    };
+    if grid {
+        draw_grid(&mut img, capture, scale);
+    }
+    for (k, m) in marks.iter().enumerate() {
+        let color = Rgb(PALETTE[k % PALETTE.len()]);
+        let (x0, y0) = to_img(m.rect.x, m.rect.y);
+        let (x1, y1) = to_img(m.rect.x + m.rect.w, m.rect.y + m.rect.h);
+        for t in 0..2 {
+            outline(&mut img, x0 + t, y0 + t, x1 - t - 1, y1 - t - 1, color);
+        }
+        label(&mut img, x0, y0, &m.id.to_string(), color);
+    }
+    img
+}
+
+fn put(img: &mut RgbImage, x: i64, y: i64, c: Rgb<u8>) {
+    if x >= 0 && y >= 0 && (x as u32) < img.width() && (y as u32) < img.height() {
+        img.put_pixel(x as u32, y as u32, c);
+    }
+}
+
+fn blend(img: &mut RgbImage, x: i64, y: i64, c: Rgb<u8>, alpha: u16) {
+    if x >= 0 && y >= 0 && (x as u32) < img.width() && (y as u32) < img.height() {
+        let p = img.get_pixel_mut(x as u32, y as u32);
+        for i in 0..3 {
+            p.0[i] = ((u16::from(p.0[i]) * (256 - alpha) + u16::from(c.0[i]) * alpha) >> 8) as u8;
+        }
+    }
+}
+
+fn outline(img: &mut RgbImage, x0: i64, y0: i64, x1: i64, y1: i64, c: Rgb<u8>) {
+    if x1 < x0 || y1 < y0 {
+        return;
+    }
+    for x in x0..=x1 {
+        put(img, x, y0, c);
+        put(img, x, y1, c);
+    }
+    for y in y0..=y1 {
+        put(img, x0, y, c);
+        put(img, x1, y, c);
+    }
+}
+
+fn fill(img: &mut RgbImage, x0: i64, y0: i64, w: i64, h: i64, c: Rgb<u8>) {
+    for y in y0..y0 + h {
+        for x in x0..x0 + w {
+            put(img, x, y, c);
+        }
+    }
+}
+
+/// Width in pixels of `text` drawn with the digit font.
+fn text_width(text: &str) -> i64 {
+    text.chars().count() as i64 * i64::from(6 * DOT) - i64::from(DOT)
+}
+
+fn text(img: &mut RgbImage, x: i64, y: i64, s: &str, c: Rgb<u8>) {
+    for (k, ch) in s.chars().enumerate() {
+        let Some(d) = ch.to_digit(10) else { continue };
+        let gx = x + k as i64 * i64::from(6 * DOT);
+        for (row, bits) in DIGITS[d as usize].iter().enumerate() {
+            for col in 0..5 {
+                if bits & (1 << (4 - col)) != 0 {
+                    fill(
+                        img,
+                        gx + col * i64::from(DOT),
+                        y + row as i64 * i64::from(DOT),
+                        i64::from(DOT),
+                        i64::from(DOT),
+                        c,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// An id tag in the mark's colour at the top-left corner of its box (inside the image).
+fn label(img: &mut RgbImage, x: i64, y: i64, s: &str, c: Rgb<u8>) {
+    let (w, h) = (text_width(s) + 4, i64::from(7 * DOT) + 4);
+    let x = x.clamp(0, (i64::from(img.width()) - w).max(0));
+    let y = if y - h >= 0 {
+        y - h
+    } else {
+        y.clamp(0, (i64::from(img.height()) - h).max(0))
+    };
+    fill(img, x, y, w, h, c);
+    text(img, x + 2, y + 2, s, Rgb([255, 255, 255]));
+}
+
+/// Lines every 50 screen pixels, stronger every 200, labelled with screen coordinates.
+fn draw_grid(img: &mut RgbImage, capture: &Capture, scale: f64) {
+    let (w, h) = (i64::from(img.width()), i64::from(img.height()));
+    let (ox, oy) = capture.origin;
+    let (cw, ch) = capture.image.dimensions();
+    let line = Rgb([255, 0, 0]);
+    let first = |o: i32| ((o + 49).div_euclid(50)) * 50;
+    let mut sx = first(ox);
+    while sx < ox + cw as i32 {
+        let x = (f64::from(sx - ox) * scale).round() as i64;
+        let major = sx % 200 == 0;
+        for y in 0..h {
+            blend(img, x, y, line, if major { 150 } else { 60 });
+        }
+        if major {
+            let s = sx.to_string();
+            fill(
+                img,
+                x + 2,
+                0,
+                text_width(&s) + 4,
+                i64::from(7 * DOT) + 4,
+                Rgb([255, 255, 255]),
+            );
+            text(img, x + 4, 2, &s, line);
+        }
+        sx += 50;
+    }
+    let mut sy = first(oy);
+    while sy < oy + ch as i32 {
+        let y = (f64::from(sy - oy) * scale).round() as i64;
+        let major = sy % 200 == 0;
+        for x in 0..w {
+            blend(img, x, y, line, if major { 150 } else { 60 });
+        }
+        if major && sy != 0 {
+            let s = sy.to_string();
+            fill(
+                img,
+                0,
+                y + 2,
+                text_width(&s) + 4,
+                i64::from(7 * DOT) + 4,
+                Rgb([255, 255, 255]),
+            );
+            text(img, 2, y + 4, &s, line);
+        }
+        sy += 50;
+    }
+}
+
+/// Encodes as PNG (fast compression: screenshots are big and short-lived) or JPEG.
+pub fn encode(img: &RgbImage, enc: Encoding) -> Result<Vec<u8>, image::ImageError> {
+    let mut out = Vec::with_capacity(img.len() / 4);
+    match enc {
+        Encoding::Png => {
+            PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Adaptive)
+                .write_image(
+                    img.as_raw(),
+                    img.width(),
+                    img.height(),
+                    image::ExtendedColorType::Rgb8,
+                )?
+        }
+        Encoding::Jpeg { quality } => {
+            JpegEncoder::new_with_quality(&mut out, quality.clamp(1, 100)).write_image(
+                img.as_raw(),
+                img.width(),
+                img.height(),
+                image::ExtendedColorType::Rgb8,
+            )?
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capture() -> Capture {
+        Capture {
+            origin: (100, 50),
+            image: RgbImage::from_pixel(400, 300, Rgb([255, 255, 255])),
+        }
+    }
+
+    #[test]
+    fn marks_land_on_their_elements_after_scaling() {
+        let mark = Mark {
+            id: 7,
+            rect: Rect::new(200, 150, 100, 60),
+        };
+        let img = render(&capture(), 0.5, &[mark], false);
+        assert_eq!(img.dimensions(), (200, 150));
+        // Box corner: screen (200,150) is image ((200-100)*0.5, (150-50)*0.5) = (50,50).
+        assert_eq!(img.get_pixel(50, 50).0, PALETTE[0]);
+        assert_eq!(img.get_pixel(99, 79).0, PALETTE[0], "bottom-right corner");
+        assert_eq!(
+            img.get_pixel(75, 65).0,
+            [255, 255, 255],
+            "inside stays clear"
+        );
+        // The id tag sits just above the box.
+        assert_eq!(img.get_pixel(50, 49 - 2).0, PALETTE[0]);
+    }
+
+    #[test]
+    fn grid_lines_at_screen_multiples_of_50() {
+        let img = render(&capture(), 1.0, &[], true);
+        // Screen x=150 is image x=50: a minor line; screen x=200 (major) at image x=100.
+        assert_ne!(img.get_pixel(50, 140).0, [255, 255, 255]);
+        assert_ne!(img.get_pixel(100, 140).0, [255, 255, 255]);
+        assert_eq!(
+            img.get_pixel(75, 140).0,
+            [255, 255, 255],
+            "between lines (screen y=190 has none)"
+        );
+        let minor = img.get_pixel(50, 140).0[1];
+        let major = img.get_pixel(100, 140).0[1];
+        assert!(major < minor, "major lines are stronger");
+    }
+
+    #[test]
+    fn encodes_png_and_jpeg() {
+        let img = render(&capture(), 1.0, &[], false);
+        let png = encode(&img, Encoding::Png).unwrap();
+        assert_eq!(&png[1..4], b"PNG");
+        let jpg = encode(&img, Encoding::Jpeg { quality: 80 }).unwrap();
+        assert_eq!(&jpg[..2], &[0xff, 0xd8]);
+    }
+}
