@@ -73,6 +73,9 @@ pub enum Command {
     Launch(LaunchArgs),
     /// Capture the screen, a window, an element or a region as PNG or JPEG.
     Screenshot(ScreenshotArgs),
+    /// Read, set or clear the clipboard (text).
+    #[command(subcommand)]
+    Clipboard(ClipboardCmd),
     /// Start, stop and use a headless desktop (Xvfb, D-Bus, AT-SPI) for agents and tests.
     #[command(subcommand)]
     Sandbox(SandboxCmd),
@@ -418,4 +421,21 @@ pub struct ScreenshotArgs {
     /// Draw a labelled coordinate grid (screen pixels; lines every 50, labels every 200).
     #[arg(long)]
     pub grid: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClipboardCmd {
+    /// Print the clipboard's text (never takes the clipboard from its owner).
+    Get,
+    /// Put text on the clipboard; it stays there after this command exits (from stdin when no text is given).
+    Set {
+        text: Option<String>,
+        #[arg(long = "text", conflicts_with = "text")]
+        text_opt: Option<String>,
+    },
+    /// Empty the clipboard.
+    Clear,
+    /// Internal: hold the clipboard with the text read from stdin until another client takes it.
+    #[command(hide = true)]
+    Serve,
 }

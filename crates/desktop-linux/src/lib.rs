@@ -5,6 +5,7 @@ pub mod act;
 pub mod apps;
 pub mod bus;
 pub mod capture;
+pub mod clipboard;
 pub mod convert;
 pub mod hydrate;
 pub mod input;

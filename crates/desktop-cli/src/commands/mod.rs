@@ -1,6 +1,7 @@
 //! One module per command; `dispatch` routes a parsed command line to it.
 
 mod act;
+mod clip;
 mod doctor;
 mod list;
 pub(crate) mod read;
@@ -39,6 +40,20 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
             match r {
                 Ok(data) => out.ok("screenshot", data),
                 Err(e) => out.err("screenshot", &e),
+            }
+        }
+        Command::Clipboard(cmd) => {
+            let name = match cmd {
+                crate::cli::ClipboardCmd::Get => "clipboard-get",
+                crate::cli::ClipboardCmd::Set { .. } => "clipboard-set",
+                crate::cli::ClipboardCmd::Clear => "clipboard-clear",
+                crate::cli::ClipboardCmd::Serve => {
+                    return clip::run(cmd, Duration::from_millis(g.timeout)).map_or(1, |_| 0)
+                }
+            };
+            match clip::run(cmd, Duration::from_millis(g.timeout.max(1))) {
+                Ok(data) => out.ok(name, data),
+                Err(e) => out.err(name, &e),
             }
         }
         Command::Sandbox(cmd) => sandbox::run(&g, out, cmd).await,

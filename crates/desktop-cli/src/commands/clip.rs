@@ -1,0 +1,107 @@
+//! `clipboard get|set|clear`, and the hidden `clipboard serve` that holds the text after
+//! `set` has exited.
+
+use crate::cli::ClipboardCmd;
+use desktop_core::{Error, ErrorCode, Result};
+use desktop_linux::x11::X;
+use desktop_linux::{clipboard, sandbox};
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+pub fn run(cmd: ClipboardCmd, timeout: Duration) -> Result<Value> {
+    match cmd {
+        ClipboardCmd::Get => {
+            let x = X::connect()?;
+            Ok(match clipboard::get(&x, timeout)? {
+                Some(text) => json!({ "text": text }),
+                None => json!({ "text": "", "empty": true }),
+            })
+        }
+        ClipboardCmd::Set { text, text_opt } => {
+            let text = match text.or(text_opt) {
+                Some(t) => t,
+                None => {
+                    let mut s = String::new();
+                    std::io::stdin().read_to_string(&mut s).map_err(|e| {
+                        Error::invalid_args(format!("no text given and stdin unreadable: {e}"))
+                            .suggest("clipboard set \"text\"")
+                    })?;
+                    s
+                }
+            };
+            // Fail early (before any background process starts) if there is no display.
+            X::connect()?;
+            spawn_server(&text, timeout)?;
+            Ok(json!({ "chars": text.chars().count() }))
+        }
+        ClipboardCmd::Clear => {
+            clipboard::clear(&X::connect()?)?;
+            Ok(json!({ "cleared": true }))
+        }
+        ClipboardCmd::Serve => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| Error::internal(e.to_string()))?;
+            let x = X::connect()?;
+            clipboard::serve(&x, &text, || {
+                let mut out = std::io::stdout();
+                let _ = out.write_all(b"ready\n").and_then(|()| out.flush());
+            })?;
+            Ok(json!({}))
+        }
+    }
+}
+
+/// Starts `clipboard serve` in the background, hands it the text, waits until it owns the
+/// clipboard.
+fn spawn_server(text: &str, timeout: Duration) -> Result<()> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe()
+        .map_err(|e| Error::internal(format!("cannot find this program: {e}")))?;
+    let mut cmd = Command::new(exe);
+    cmd.args(["clipboard", "serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    // In a sandbox, join its process group so `sandbox down` ends the server too.
+    match sandbox::current()
+        .filter(|s| std::env::var("DESKTOP_CLI_SANDBOX").is_ok_and(|d| d == s.display.to_string()))
+    {
+        Some(sb) => match sb.procs.first() {
+            Some(leader) => cmd.process_group(leader.pid),
+            None => cmd.process_group(0),
+        },
+        None => cmd.process_group(0),
+    };
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::internal(format!("cannot start the clipboard holder: {e}")))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| Error::internal(e.to_string()))?;
+    }
+    let mut stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| Error::internal("no pipe from the clipboard holder"))?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 6];
+        let ok = stdout.read_exact(&mut buf).is_ok() && &buf == b"ready\n";
+        let _ = tx.send(ok);
+    });
+    match rx.recv_timeout(timeout) {
+        Ok(true) => Ok(()),
+        _ => {
+            let _ = child.kill();
+            Err(
+                Error::new(ErrorCode::ActionFailed, "the clipboard could not be taken")
+                    .suggest("Check the display with `desktop-cli doctor`"),
+            )
+        }
+    }
+}
