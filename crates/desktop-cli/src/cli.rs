@@ -30,7 +30,7 @@ pub struct Global {
     pub format: Option<Format>,
     /// Bound on every call to an app, in milliseconds; an app slower than this is APP_UNRESPONSIVE.
     #[arg(long, global = true, default_value_t = 3000, value_name = "MS")]
-    pub timeout: u64,
+    pub call_timeout: u64,
     /// Print where the time went to stderr.
     #[arg(long, global = true, hide = true)]
     pub timing: bool,
@@ -71,6 +71,10 @@ pub enum Command {
     Action(ActionArgs),
     /// Start a program and wait until its window can be read.
     Launch(LaunchArgs),
+    /// Wait until an element appears (or with --gone, disappears).
+    Wait(WaitArgs),
+    /// Stream a window's changes as JSON lines: snapshot, added, removed, changed, error, done.
+    Observe(ObserveArgs),
     /// Capture the screen, a window, an element or a region as PNG or JPEG.
     Screenshot(ScreenshotArgs),
     /// Read, set or clear the clipboard (text).
@@ -438,4 +442,56 @@ pub enum ClipboardCmd {
     /// Internal: hold the clipboard with the text read from stdin until another client takes it.
     #[command(hide = true)]
     Serve,
+}
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// An element whose name, value or description contains TEXT (case-insensitive).
+    #[arg(long)]
+    pub for_text: Option<String>,
+    /// An element of this role (with --for-text: both must hold).
+    #[arg(long)]
+    pub for_role: Option<String>,
+    /// The element with this id in the last read (with --gone: until it is gone).
+    #[arg(long, conflicts_with_all = ["for_text", "for_role"])]
+    pub for_id: Option<u32>,
+    /// Wait until no element matches instead.
+    #[arg(long)]
+    pub gone: bool,
+    /// Give up after this many milliseconds (TIMEOUT, saying what was last seen).
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    pub timeout: u64,
+    /// Milliseconds between reads.
+    #[arg(long, default_value_t = 250, value_name = "MS")]
+    pub interval: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct ObserveArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Levels below the window to follow.
+    #[arg(long, value_name = "N")]
+    pub depth: Option<u32>,
+    /// Only these roles, comma-separated.
+    #[arg(long)]
+    pub roles: Option<String>,
+    /// Milliseconds between reads when the app sends no change events (with events, a slow
+    /// safety read every 10 s at most).
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    pub interval: u64,
+    /// Stop after this many seconds (0: until Ctrl+C).
+    #[arg(long, default_value_t = 0, value_name = "SECS")]
+    pub duration: u64,
+    /// Only elements that are showing and on screen (default true).
+    #[arg(long, value_name = "BOOL", default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    pub visible_only: bool,
+    /// Leave out position changes.
+    #[arg(long)]
+    pub ignore_bounds: bool,
+    /// Leave out focus changes.
+    #[arg(long)]
+    pub ignore_focus: bool,
 }

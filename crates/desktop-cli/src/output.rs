@@ -46,6 +46,13 @@ impl Out {
         0
     }
 
+    /// One JSON line (for `observe`'s stream), written at once.
+    pub fn line<T: Serialize>(&self, value: &T) {
+        let mut buf = serde_json::to_vec(value).unwrap_or_default();
+        buf.push(b'\n');
+        write_stdout(&buf);
+    }
+
     fn json<T: Serialize>(&self, value: &T) {
         let mut buf = if self.pretty {
             serde_json::to_vec_pretty(value)

@@ -3,6 +3,7 @@
 
 pub mod action;
 pub mod backend;
+pub mod diff;
 pub mod envelope;
 pub mod error;
 pub mod filter;

@@ -7,6 +7,7 @@ pub mod bus;
 pub mod capture;
 pub mod clipboard;
 pub mod convert;
+pub mod events;
 pub mod hydrate;
 pub mod input;
 pub mod launch;

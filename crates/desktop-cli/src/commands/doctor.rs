@@ -34,7 +34,7 @@ fn check(name: &'static str, r: Result<String, String>, fix: &'static str) -> Ch
 }
 
 pub async fn run(g: &Global, out: Out) -> i32 {
-    let timeout = Duration::from_millis(g.timeout.max(1));
+    let timeout = Duration::from_millis(g.call_timeout.max(1));
     let mut checks = Vec::new();
 
     let in_sandbox = std::env::var("DESKTOP_CLI_SANDBOX").ok();

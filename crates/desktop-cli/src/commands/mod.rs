@@ -7,6 +7,7 @@ mod list;
 pub(crate) mod read;
 mod sandbox;
 mod shot;
+mod watch;
 
 use crate::cli::{Cli, Command, Global};
 use crate::output::{notice, Out};
@@ -31,6 +32,11 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
         Command::Toggle(a) => acting(&g, out, "toggle", |d| Box::pin(act::toggle(d, a))).await,
         Command::Action(a) => acting(&g, out, "action", |d| Box::pin(act::action(d, a))).await,
         Command::Launch(a) => acting(&g, out, "launch", |d| Box::pin(act::launch(d, a))).await,
+        Command::Wait(a) => acting_value(&g, out, "wait", |d| Box::pin(watch::wait(d, a))).await,
+        Command::Observe(a) => match connect(&g).await {
+            Ok(d) => watch::observe(&d, a, out).await,
+            Err(e) => out.err("observe", &e),
+        },
         Command::Screenshot(a) => {
             let format = g.format;
             let r = match connect(&g).await {
@@ -48,10 +54,10 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
                 crate::cli::ClipboardCmd::Set { .. } => "clipboard-set",
                 crate::cli::ClipboardCmd::Clear => "clipboard-clear",
                 crate::cli::ClipboardCmd::Serve => {
-                    return clip::run(cmd, Duration::from_millis(g.timeout)).map_or(1, |_| 0)
+                    return clip::run(cmd, Duration::from_millis(g.call_timeout)).map_or(1, |_| 0)
                 }
             };
-            match clip::run(cmd, Duration::from_millis(g.timeout.max(1))) {
+            match clip::run(cmd, Duration::from_millis(g.call_timeout.max(1))) {
                 Ok(data) => out.ok(name, data),
                 Err(e) => out.err(name, &e),
             }
@@ -86,6 +92,20 @@ async fn acting(
     }
 }
 
+type Valuing<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<serde_json::Value>> + 'a>>;
+
+/// Connects, runs one command that answers with a JSON value, prints it.
+async fn acting_value(g: &Global, out: Out, command: &str, run: impl for<'a> FnOnce(&'a LinuxDesktop) -> Valuing<'a>) -> i32 {
+    let result = match connect(g).await {
+        Ok(d) => run(&d).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(r) => out.ok(command, r),
+        Err(e) => out.err(command, &e),
+    }
+}
+
 /// Prints a command's result as an envelope.
 fn finish<T: serde::Serialize>(out: Out, command: &str, r: Result<Rendered<T>>) -> i32 {
     match r {
@@ -106,7 +126,7 @@ struct Rendered<T> {
 /// Connects to the desktop with the global timeout, telling people when accessibility had
 /// to be switched on.
 async fn connect(g: &Global) -> Result<LinuxDesktop> {
-    let d = LinuxDesktop::connect(Duration::from_millis(g.timeout.max(1))).await?;
+    let d = LinuxDesktop::connect(Duration::from_millis(g.call_timeout.max(1))).await?;
     if d.enabled_now {
         notice("accessibility was off; switched org.a11y.Status.IsEnabled on (apps started before may need a restart)");
     }

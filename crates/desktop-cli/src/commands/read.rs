@@ -105,7 +105,7 @@ pub fn filters(args: &ReadArgs) -> Result<Filters> {
     })
 }
 
-fn parse_roles(list: &str) -> Result<Vec<Role>> {
+pub fn parse_roles(list: &str) -> Result<Vec<Role>> {
     let mut roles = Vec::new();
     for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match Role::parse(name) {

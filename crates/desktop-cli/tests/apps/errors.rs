@@ -141,7 +141,7 @@ fn hung_app(env: &Env) {
         let t = Instant::now();
         let run = env
             .desk
-            .cli(&["read", "--app", "gtk3-demo", "--timeout", "500"]);
+            .cli(&["read", "--app", "gtk3-demo", "--call-timeout", "500"]);
         assert_eq!(run.error_code(), "APP_UNRESPONSIVE", "{}", run.stdout);
         assert!(
             t.elapsed() < Duration::from_secs(3),
@@ -149,7 +149,7 @@ fn hung_app(env: &Env) {
             t.elapsed()
         );
         let t = Instant::now();
-        let list = env.desk.cli(&["list", "--timeout", "500"]).data();
+        let list = env.desk.cli(&["list", "--call-timeout", "500"]).data();
         assert!(
             t.elapsed() < Duration::from_secs(3),
             "took {:?}",
