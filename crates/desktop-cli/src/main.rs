@@ -24,7 +24,9 @@ fn run() -> i32 {
         pretty: cli.global.pretty,
         // Image formats belong to `screenshot`; every other command prints JSON or text.
         format: match cli.global.format {
-            Some(Format::Text) => Format::Text,
+            Some(Format::Text) if !matches!(cli.command, cli::Command::Screenshot(_)) => {
+                Format::Text
+            }
             _ => Format::Json,
         },
     };

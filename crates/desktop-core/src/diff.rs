@@ -36,7 +36,12 @@ pub type Change = Value;
 
 fn flatten(nodes: &[Node]) -> Vec<(Node, String, String)> {
     let mut out = Vec::new();
-    fn go(nodes: &[Node], roles: &mut Vec<String>, named: &mut Vec<String>, out: &mut Vec<(Node, String, String)>) {
+    fn go(
+        nodes: &[Node],
+        roles: &mut Vec<String>,
+        named: &mut Vec<String>,
+        out: &mut Vec<(Node, String, String)>,
+    ) {
         for n in nodes {
             let mut flat = n.clone();
             flat.children.clear();
@@ -66,7 +71,12 @@ impl Observer {
             .into_iter()
             .map(|(node, fingerprint, _)| {
                 self.next_id += 1;
-                Seen { id: self.next_id, handle: node.handle.clone(), fingerprint, node }
+                Seen {
+                    id: self.next_id,
+                    handle: node.handle.clone(),
+                    fingerprint,
+                    node,
+                }
             })
             .collect();
         self.assign_ids(nodes);
@@ -94,7 +104,9 @@ impl Observer {
         // A new object that looks the same as a vanished one is the same element re-made.
         for (k, (_, fp, _)) in flat.iter().enumerate() {
             if matched[k].is_none() {
-                if let Some(i) = (0..self.seen.len()).find(|&i| !taken[i] && &self.seen[i].fingerprint == fp) {
+                if let Some(i) =
+                    (0..self.seen.len()).find(|&i| !taken[i] && &self.seen[i].fingerprint == fp)
+                {
                     taken[i] = true;
                     matched[k] = Some(i);
                 }
@@ -108,7 +120,8 @@ impl Observer {
                     let before = &self.seen[i];
                     let fields = changed_fields(&before.node, &node, ignore);
                     if !fields.is_empty() {
-                        changes.push(json!({"type": "changed", "id": before.id, "changes": fields}));
+                        changes
+                            .push(json!({"type": "changed", "id": before.id, "changes": fields}));
                     }
                     before.id
                 }
@@ -116,12 +129,21 @@ impl Observer {
                     self.next_id += 1;
                     let mut el = node.clone();
                     el.id = self.next_id;
-                    let el = serde_json::to_value(Compact { node: &el, flat: true }).unwrap_or(Value::Null);
+                    let el = serde_json::to_value(Compact {
+                        node: &el,
+                        flat: true,
+                    })
+                    .unwrap_or(Value::Null);
                     changes.push(json!({"type": "added", "el": el, "p": path}));
                     self.next_id
                 }
             };
-            next_seen.push(Seen { id, handle: node.handle.clone(), fingerprint, node });
+            next_seen.push(Seen {
+                id,
+                handle: node.handle.clone(),
+                fingerprint,
+                node,
+            });
         }
         for (i, s) in self.seen.iter().enumerate() {
             if !taken[i] {
@@ -179,18 +201,38 @@ fn changed_fields(a: &Node, b: &Node, ignore: Ignore) -> Map<String, Value> {
     };
     put("r", json!(a.role.short()), json!(b.role.short()));
     put("t", json!(a.name), json!(b.name));
-    put("v", json!(shown_value(a).unwrap_or("")), json!(shown_value(b).unwrap_or("")));
+    put(
+        "v",
+        json!(shown_value(a).unwrap_or("")),
+        json!(shown_value(b).unwrap_or("")),
+    );
     put("d", json!(a.description), json!(b.description));
     if !ignore.bounds {
         put("b", bounds_value(a.bounds), bounds_value(b.bounds));
     }
     if !ignore.focus {
-        put("f", json!(a.states.contains(States::FOCUSED)), json!(b.states.contains(States::FOCUSED)));
+        put(
+            "f",
+            json!(a.states.contains(States::FOCUSED)),
+            json!(b.states.contains(States::FOCUSED)),
+        );
     }
-    put("e", json!(!a.states.contains(States::DISABLED)), json!(!b.states.contains(States::DISABLED)));
-    put("s", json!(a.states.contains(States::SELECTED)), json!(b.states.contains(States::SELECTED)));
+    put(
+        "e",
+        json!(!a.states.contains(States::DISABLED)),
+        json!(!b.states.contains(States::DISABLED)),
+    );
+    put(
+        "s",
+        json!(a.states.contains(States::SELECTED)),
+        json!(b.states.contains(States::SELECTED)),
+    );
     put("k", checked(a), checked(b));
-    put("x", json!(a.states.contains(States::EXPANDED)), json!(b.states.contains(States::EXPANDED)));
+    put(
+        "x",
+        json!(a.states.contains(States::EXPANDED)),
+        json!(b.states.contains(States::EXPANDED)),
+    );
     out
 }
 
@@ -203,15 +245,25 @@ mod tests {
         Node {
             role,
             name: name.into(),
-            handle: Handle { owner: ":1.2".into(), path: path.into() },
+            handle: Handle {
+                owner: ":1.2".into(),
+                path: path.into(),
+            },
             bounds: Some(Rect::new(0, y, 50, 20)),
             ..Node::default()
         }
     }
 
     fn page(items: &[(&str, &str)]) -> Vec<Node> {
-        let children = items.iter().enumerate().map(|(i, (n, p))| el(Role::Button, n, p, i as i32 * 20)).collect();
-        vec![Node { children, ..el(Role::Group, "Form", "/form", 0) }]
+        let children = items
+            .iter()
+            .enumerate()
+            .map(|(i, (n, p))| el(Role::Button, n, p, i as i32 * 20))
+            .collect();
+        vec![Node {
+            children,
+            ..el(Role::Group, "Form", "/form", 0)
+        }]
     }
 
     #[test]
@@ -220,7 +272,13 @@ mod tests {
         let mut first = page(&[("A", "/a"), ("B", "/b")]);
         assert_eq!(o.baseline(&mut first), 3);
         let mut next = page(&[("New", "/n"), ("A", "/a"), ("B", "/b")]);
-        let ch = o.diff(&mut next, Ignore { bounds: true, focus: false });
+        let ch = o.diff(
+            &mut next,
+            Ignore {
+                bounds: true,
+                focus: false,
+            },
+        );
         assert_eq!(ch.len(), 1, "{ch:?}");
         assert_eq!(ch[0]["type"], "added");
         assert_eq!(ch[0]["el"]["t"], "New");
@@ -232,7 +290,9 @@ mod tests {
         let mut again = page(&[("A", "/a"), ("B", "/b")]);
         let ch = o.diff(&mut again, Ignore::default());
         assert!(ch.iter().any(|c| c["type"] == "removed" && c["t"] == "New"));
-        assert!(ch.iter().any(|c| c["type"] == "changed" && c["changes"]["b"].is_array()));
+        assert!(ch
+            .iter()
+            .any(|c| c["type"] == "changed" && c["changes"]["b"].is_array()));
     }
 
     #[test]
@@ -243,16 +303,25 @@ mod tests {
         let mut next = page(&[("A", "/a2")]);
         next[0].children[0].value = Some("typed".into());
         let ch = o.diff(&mut next, Ignore::default());
-        assert_eq!(ch.len(), 1, "same fingerprint, new object: one change, not remove+add: {ch:?}");
+        assert_eq!(
+            ch.len(),
+            1,
+            "same fingerprint, new object: one change, not remove+add: {ch:?}"
+        );
         assert_eq!(ch[0]["changes"]["v"], json!(["", "typed"]));
         assert_eq!(ch[0]["id"], 2);
-        assert!(o.diff(&mut page(&[("A", "/a2")]), Ignore::default()).iter().all(|c| c["type"] == "changed"));
+        assert!(o
+            .diff(&mut page(&[("A", "/a2")]), Ignore::default())
+            .iter()
+            .all(|c| c["type"] == "changed"));
     }
 
     #[test]
     fn stable_ui_has_no_events() {
         let mut o = Observer::default();
         o.baseline(&mut page(&[("A", "/a"), ("B", "/b")]));
-        assert!(o.diff(&mut page(&[("A", "/a"), ("B", "/b")]), Ignore::default()).is_empty());
+        assert!(o
+            .diff(&mut page(&[("A", "/a"), ("B", "/b")]), Ignore::default())
+            .is_empty());
     }
 }

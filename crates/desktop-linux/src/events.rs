@@ -23,12 +23,21 @@ pub async fn subscribe(bus: &Bus, app: &str) -> Result<MessageStream, CallError>
         .interface("org.a11y.atspi.Event.Object")
         .map_err(|e| CallError::Other(e.to_string()))?
         .build();
-    let stream = tokio::time::timeout(bus.timeout, MessageStream::for_match_rule(rule, &bus.conn, Some(512)))
-        .await
-        .map_err(|_| CallError::Timeout)??;
+    let stream = tokio::time::timeout(
+        bus.timeout,
+        MessageStream::for_match_rule(rule, &bus.conn, Some(512)),
+    )
+    .await
+    .map_err(|_| CallError::Timeout)??;
     for event in EVENTS {
-        bus.call::<_, ()>(REGISTRY, "/org/a11y/atspi/registry", REGISTRY, "RegisterEvent", &(*event, Vec::<String>::new(), app))
-            .await?;
+        bus.call::<_, ()>(
+            REGISTRY,
+            "/org/a11y/atspi/registry",
+            REGISTRY,
+            "RegisterEvent",
+            &(*event, Vec::<String>::new(), app),
+        )
+        .await?;
     }
     Ok(stream)
 }

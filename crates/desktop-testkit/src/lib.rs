@@ -117,6 +117,52 @@ impl Desk {
         to_run(out)
     }
 
+    /// Starts `desktop-cli ARGS` in the background with its stdout piped (for `observe`).
+    pub fn spawn_cli(&self, args: &[&str]) -> Child {
+        Command::new(&self.bin)
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn desktop-cli")
+    }
+
+    /// Runs another program with the sandbox's environment and returns its output. With
+    /// `detaches` the output is not captured: a program that leaves a background process
+    /// behind (xclip -i) would keep the pipes open forever.
+    pub fn run_with_env(
+        &self,
+        program: &str,
+        args: &[&str],
+        stdin: Option<&str>,
+        detaches: bool,
+    ) -> Output {
+        use std::io::Write;
+        let out = || {
+            if detaches {
+                Stdio::null()
+            } else {
+                Stdio::piped()
+            }
+        };
+        let mut child = Command::new(program)
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::piped())
+            .stdout(out())
+            .stderr(out())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {program}: {e}"));
+        if let Some(mut pipe) = child.stdin.take() {
+            if let Some(text) = stdin {
+                let _ = pipe.write_all(text.as_bytes());
+            }
+        }
+        child.wait_with_output().expect("wait")
+    }
+
     /// Starts a program in the sandbox (in its process group, so `sandbox down` would stop
     /// it too) and waits until `app` shows a window in `desktop-cli list`.
     pub fn launch(&mut self, cmd: &[&str], app: &str) -> u32 {

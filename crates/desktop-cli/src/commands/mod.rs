@@ -92,10 +92,16 @@ async fn acting(
     }
 }
 
-type Valuing<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<serde_json::Value>> + 'a>>;
+type Valuing<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<serde_json::Value>> + 'a>>;
 
 /// Connects, runs one command that answers with a JSON value, prints it.
-async fn acting_value(g: &Global, out: Out, command: &str, run: impl for<'a> FnOnce(&'a LinuxDesktop) -> Valuing<'a>) -> i32 {
+async fn acting_value(
+    g: &Global,
+    out: Out,
+    command: &str,
+    run: impl for<'a> FnOnce(&'a LinuxDesktop) -> Valuing<'a>,
+) -> i32 {
     let result = match connect(g).await {
         Ok(d) => run(&d).await,
         Err(e) => Err(e),

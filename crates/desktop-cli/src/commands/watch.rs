@@ -22,7 +22,9 @@ fn remember(data: &ReadData) {
 }
 
 fn now_secs() -> u64 {
-    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// What one look at the window found.
@@ -32,7 +34,10 @@ enum Look {
 }
 
 fn window_missing(e: &Error) -> bool {
-    matches!(e.code, ErrorCode::AppNotFound | ErrorCode::WindowNotFound | ErrorCode::StaleRef)
+    matches!(
+        e.code,
+        ErrorCode::AppNotFound | ErrorCode::WindowNotFound | ErrorCode::StaleRef
+    )
 }
 
 async fn look(d: &LinuxDesktop, a: &WaitArgs, role: Option<&Role>) -> Result<Look> {
@@ -40,8 +45,12 @@ async fn look(d: &LinuxDesktop, a: &WaitArgs, role: Option<&Role>) -> Result<Loo
     if let Some(id) = a.for_id {
         let map = RefMap::load(&sandbox::refs_path());
         return match d.element_by_id(&map, id, &scope).await {
-            Ok(live) => Ok(Look::Found(vec![json!({"i": id, "r": live.node.role.short(), "t": live.node.name})])),
-            Err(e) if e.code == ErrorCode::StaleRef || e.code == ErrorCode::AmbiguousTarget => Ok(Look::Absent(e.message)),
+            Ok(live) => Ok(Look::Found(vec![
+                json!({"i": id, "r": live.node.role.short(), "t": live.node.name}),
+            ])),
+            Err(e) if e.code == ErrorCode::StaleRef || e.code == ErrorCode::AmbiguousTarget => {
+                Ok(Look::Absent(e.message))
+            }
             Err(e) => Err(e),
         };
     }
@@ -50,7 +59,10 @@ async fn look(d: &LinuxDesktop, a: &WaitArgs, role: Option<&Role>) -> Result<Loo
         Err(e) if window_missing(&e) => return Ok(Look::Absent(e.message)),
         Err(e) => return Err(e),
     };
-    let filters = Filters { visible_only: true, ..Filters::default() };
+    let filters = Filters {
+        visible_only: true,
+        ..Filters::default()
+    };
     let data = read_window(d, window, &filters).await?;
     let needle = a.for_text.as_deref().map(str::to_lowercase);
     let mut found: Vec<&Node> = Vec::new();
@@ -68,21 +80,35 @@ async fn look(d: &LinuxDesktop, a: &WaitArgs, role: Option<&Role>) -> Result<Loo
             data.total, data.window.app, data.window.title
         )));
     }
-    let els = found.iter().take(20).map(|n| serde_json::to_value(Compact { node: n, flat: true }).unwrap_or(Value::Null)).collect();
+    let els = found
+        .iter()
+        .take(20)
+        .map(|n| {
+            serde_json::to_value(Compact {
+                node: n,
+                flat: true,
+            })
+            .unwrap_or(Value::Null)
+        })
+        .collect();
     remember(&data);
     Ok(Look::Found(els))
 }
 
 pub async fn wait(d: &LinuxDesktop, a: WaitArgs) -> Result<Value> {
     if a.for_text.is_none() && a.for_role.is_none() && a.for_id.is_none() {
-        return Err(Error::invalid_args("wait for what? give --for-text, --for-role or --for-id")
-            .suggest("Example: wait --app chromium --for-text \"Saved\" --timeout 5000"));
+        return Err(
+            Error::invalid_args("wait for what? give --for-text, --for-role or --for-id")
+                .suggest("Example: wait --app chromium --for-text \"Saved\" --timeout 5000"),
+        );
     }
     if a.for_text.as_deref() == Some("") {
         return Err(Error::invalid_args("--for-text is empty"));
     }
     if !(10..=60_000).contains(&a.interval) || a.timeout > 600_000 {
-        return Err(Error::invalid_args("--interval must be 10-60000 ms and --timeout at most 600000 ms"));
+        return Err(Error::invalid_args(
+            "--interval must be 10-60000 ms and --timeout at most 600000 ms",
+        ));
     }
     let role = match &a.for_role {
         Some(r) => Some(parse_roles(r)?.remove(0)),
@@ -94,13 +120,19 @@ pub async fn wait(d: &LinuxDesktop, a: WaitArgs) -> Result<Value> {
     loop {
         match look(d, &a, role.as_ref()).await {
             Ok(Look::Found(els)) if !a.gone => {
-                return Ok(json!({"matched": true, "elapsed_ms": start.elapsed().as_millis() as u64, "count": els.len(), "elements": els}));
+                return Ok(
+                    json!({"matched": true, "elapsed_ms": start.elapsed().as_millis() as u64, "count": els.len(), "elements": els}),
+                );
             }
             Ok(Look::Absent(_)) if a.gone => {
                 return Ok(json!({"gone": true, "elapsed_ms": start.elapsed().as_millis() as u64}));
             }
             Ok(Look::Found(els)) => {
-                let list: Vec<String> = els.iter().take(5).map(|e| format!("{} {}", e["r"].as_str().unwrap_or("?"), e["t"])).collect();
+                let list: Vec<String> = els
+                    .iter()
+                    .take(5)
+                    .map(|e| format!("{} {}", e["r"].as_str().unwrap_or("?"), e["t"]))
+                    .collect();
                 last = format!("still there: {}", list.join(", "));
             }
             Ok(Look::Absent(why)) => last = why,
@@ -110,28 +142,46 @@ pub async fn wait(d: &LinuxDesktop, a: WaitArgs) -> Result<Value> {
         if Instant::now() >= deadline {
             return Err(Error::new(
                 ErrorCode::Timeout,
-                format!("not {} within {} ms; last seen: {last}", if a.gone { "gone" } else { "seen" }, a.timeout),
+                format!(
+                    "not {} within {} ms; last seen: {last}",
+                    if a.gone { "gone" } else { "seen" },
+                    a.timeout
+                ),
             )
             .suggest("Raise --timeout, or check the target with `desktop-cli read`"));
         }
-        tokio::time::sleep(Duration::from_millis(a.interval).min(deadline.saturating_duration_since(Instant::now()))).await;
+        tokio::time::sleep(
+            Duration::from_millis(a.interval)
+                .min(deadline.saturating_duration_since(Instant::now())),
+        )
+        .await;
     }
 }
 
 /// Reads the window with the observer's filters and gives the elements the observer's ids.
-async fn observe_read(d: &LinuxDesktop, window: &WindowInfo, filters: &Filters) -> Result<ReadData> {
+async fn observe_read(
+    d: &LinuxDesktop,
+    window: &WindowInfo,
+    filters: &Filters,
+) -> Result<ReadData> {
     read_window(d, window.clone(), filters).await
 }
 
 pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
     let scope = target(&a.target);
-    let emit_err = |e: &Error| out.line(&json!({"type": "error", "ts": now_secs(), "code": e.code.as_str(), "error": e.message}));
+    let emit_err = |e: &Error| {
+        out.line(&json!({"type": "error", "ts": now_secs(), "code": e.code.as_str(), "error": e.message}))
+    };
     if scope.is_empty() {
-        let e = Error::invalid_args("observe needs --app, --window, --window-id or --pid").suggest("Example: observe --app chromium --duration 10");
+        let e = Error::invalid_args("observe needs --app, --window, --window-id or --pid")
+            .suggest("Example: observe --app chromium --duration 10");
         return out.err("observe", &e);
     }
     if !(50..=600_000).contains(&a.interval) {
-        return out.err("observe", &Error::invalid_args("--interval must be 50-600000 ms"));
+        return out.err(
+            "observe",
+            &Error::invalid_args("--interval must be 50-600000 ms"),
+        );
     }
     let roles = match &a.roles {
         Some(r) => match parse_roles(r) {
@@ -140,8 +190,16 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
         },
         None => None,
     };
-    let filters = Filters { visible_only: a.visible_only, depth: a.depth, roles, ..Filters::default() };
-    let ignore = Ignore { bounds: a.ignore_bounds, focus: a.ignore_focus };
+    let filters = Filters {
+        visible_only: a.visible_only,
+        depth: a.depth,
+        roles,
+        ..Filters::default()
+    };
+    let ignore = Ignore {
+        bounds: a.ignore_bounds,
+        focus: a.ignore_focus,
+    };
     let start = Instant::now();
     let done = |events: u64| {
         out.line(&json!({"type": "done", "ts": now_secs(), "elapsed": format!("{:.1}s", start.elapsed().as_secs_f64()), "events": events}))
@@ -167,7 +225,11 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
     remember(&data);
     out.line(&json!({"type": "snapshot", "ts": now_secs(), "count": count, "app": window.app, "window": window.title}));
 
-    let owner = window.handle.as_ref().map(|h| h.owner.clone()).unwrap_or_default();
+    let owner = window
+        .handle
+        .as_ref()
+        .map(|h| h.owner.clone())
+        .unwrap_or_default();
     let mut stream = events::subscribe(&d.bus, &owner).await.ok();
     // With change events, reading on a timer is only a safety net.
     let poll = if stream.is_some() {
@@ -175,9 +237,11 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
     } else {
         Duration::from_millis(a.interval)
     };
-    let deadline = (a.duration > 0).then(|| tokio::time::Instant::now() + Duration::from_secs(a.duration));
+    let deadline =
+        (a.duration > 0).then(|| tokio::time::Instant::now() + Duration::from_secs(a.duration));
     let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
-    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let mut sigterm =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let mut events = 0u64;
     let mut last_error = String::new();
     loop {

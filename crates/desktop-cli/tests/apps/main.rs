@@ -7,6 +7,7 @@ mod act;
 mod errors;
 mod read;
 mod sandbox;
+mod see;
 
 use desktop_testkit::Desk;
 use libtest_mimic::{Arguments, Trial};
@@ -37,6 +38,7 @@ fn main() {
     let mut tests: Vec<(&'static str, Test)> = Vec::new();
     tests.extend(read::TESTS);
     tests.extend(act::TESTS);
+    tests.extend(see::TESTS);
     tests.extend(errors::TESTS);
     tests.extend(sandbox::TESTS);
     let trials = tests
