@@ -197,6 +197,63 @@ def bench_actions():
     }
 
 
+def cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def bench_see():
+    """Screenshots next to ImageMagick `import`, and observe: idle CPU and change-to-event delay."""
+    out = os.path.join(ROOT, "bench/out")
+    png, jpg, imp = [], [], []
+    for _ in range(RUNS):
+        ms, _ = timed([BIN, "screenshot", "--scale", "1", "--output", os.path.join(out, "shot.png")])
+        png.append(ms)
+        ms, _ = timed([BIN, "screenshot", "--scale", "1", "--format", "jpg", "--output", os.path.join(out, "shot.jpg")])
+        jpg.append(ms)
+        ms, _ = timed(["import", "-window", "root", os.path.join(out, "import.png")])
+        imp.append(ms)
+    # observe on the idle Chromium page: CPU over 10 s.
+    import select
+    proc = subprocess.Popen([BIN, "observe", "--app", "chromium", "--visible-only=false", "--ignore-bounds", "--ignore-focus"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
+    proc.stdout.readline()  # snapshot
+    time.sleep(1.0)
+    hz = os.sysconf(os.sysconf_names["SC_CLK_TCK"])
+    t0, c0 = time.perf_counter(), cpu_ticks(proc.pid)
+    time.sleep(10)
+    idle_cpu = (cpu_ticks(proc.pid) - c0) / hz / (time.perf_counter() - t0) * 100
+    # Change to event: each click inserts a button; time from the click's return to its event.
+    delays = []
+    for _ in range(10):
+        r = subprocess.run([BIN, "click", "--text", "Insert Above", "--app", "chromium"], capture_output=True, text=True)
+        t = time.perf_counter()
+        if r.returncode != 0:
+            continue
+        while True:
+            ready, _, _ = select.select([proc.stdout], [], [], 3.0)
+            if not ready:
+                break
+            ev = json.loads(proc.stdout.readline())
+            if ev.get("type") == "added":
+                delays.append((time.perf_counter() - t) * 1000)
+                break
+        time.sleep(0.3)
+        while select.select([proc.stdout], [], [], 0.2)[0]:
+            proc.stdout.readline()
+    proc.send_signal(2)
+    proc.wait(timeout=5)
+    return {
+        "screenshot_png_ms": med(png),
+        "screenshot_jpg_ms": med(jpg),
+        "import_png_ms": med(imp),
+        "observe_idle_cpu_percent": idle_cpu,
+        "observe_change_to_event_ms": med(delays) if delays else None,
+        "observe_events_seen": len(delays),
+    }
+
+
 def main():
     procs = []
     try:
@@ -206,6 +263,7 @@ def main():
         speed = [bench_speed(n, s) for n, s in APPS.items()]
         toks = [bench_tokens(n, s) for n, s in APPS.items() if n != "qt5"]
         acts = bench_actions()
+        see = bench_see()
     finally:
         for p in procs:
             p.terminate()
@@ -214,7 +272,7 @@ def main():
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 p.kill()
-    results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts}
+    results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts, "see": see}
     with open(os.path.join(ROOT, "bench/out/results.json"), "w") as f:
         json.dump(results, f, indent=1)
     print(f"read speed, median of {RUNS} runs (ms)\n")
@@ -242,6 +300,18 @@ def main():
         print(f"| {t['app']} | {c['seed000']} | {c['default']} | {t['default_vs_seed000']:.0%} | {c['interactive']} | {c['interactive_text']} "
               f"| {t['interactive_elements']} | {t['json_i_per_interactive']:.1f} / {t['text_i_per_interactive']:.1f} |")
     print_actions(acts)
+    print_see(see)
+
+
+def print_see(s):
+    print("\nscreenshots, whole process, full screen 1280x800 to a file, median (ms)\n")
+    print("| desktop-cli PNG | desktop-cli JPEG | ImageMagick import PNG | ratio PNG / JPEG |")
+    print("|---|---|---|---|")
+    print(f"| {s['screenshot_png_ms']:.1f} | {s['screenshot_jpg_ms']:.1f} | {s['import_png_ms']:.1f} "
+          f"| {s['import_png_ms'] / s['screenshot_png_ms']:.1f}x / {s['import_png_ms'] / s['screenshot_jpg_ms']:.1f}x |")
+    c2e = s['observe_change_to_event_ms']
+    print(f"\nobserve on the idle Chromium page: {s['observe_idle_cpu_percent']:.2f}% of a core over 10 s; "
+          f"change to event: {c2e if c2e is None else round(c2e, 1)} ms median ({s['observe_events_seen']} changes)")
 
 
 def print_actions(a):

@@ -3,7 +3,6 @@
 //! a fixed pixel size, so they stay legible however small the image is.
 
 use crate::node::Rect;
-use image::codecs::jpeg::JpegEncoder;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{imageops, ImageEncoder, Rgb, RgbImage};
 
@@ -235,26 +234,32 @@ fn draw_grid(img: &mut RgbImage, capture: &Capture, scale: f64) {
     }
 }
 
-/// Encodes as PNG (fast compression: screenshots are big and short-lived) or JPEG.
-pub fn encode(img: &RgbImage, enc: Encoding) -> Result<Vec<u8>, image::ImageError> {
+/// Why an image could not be encoded.
+#[derive(Debug, thiserror::Error)]
+pub enum EncodeError {
+    #[error("PNG: {0}")]
+    Png(#[from] image::ImageError),
+    #[error("JPEG: {0}")]
+    Jpeg(#[from] jpeg_encoder::EncodingError),
+    #[error("the image is larger than JPEG allows (65535 pixels a side)")]
+    TooLarge,
+}
+
+/// Encodes as PNG (fast compression: screenshots are big and short-lived) or JPEG
+/// (`jpeg-encoder`: about 3.5x faster here than the `image` crate's own encoder).
+pub fn encode(img: &RgbImage, enc: Encoding) -> Result<Vec<u8>, EncodeError> {
     let mut out = Vec::with_capacity(img.len() / 4);
     match enc {
-        Encoding::Png => {
-            PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Adaptive)
-                .write_image(
-                    img.as_raw(),
-                    img.width(),
-                    img.height(),
-                    image::ExtendedColorType::Rgb8,
-                )?
-        }
+        Encoding::Png => PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Adaptive).write_image(
+            img.as_raw(),
+            img.width(),
+            img.height(),
+            image::ExtendedColorType::Rgb8,
+        )?,
         Encoding::Jpeg { quality } => {
-            JpegEncoder::new_with_quality(&mut out, quality.clamp(1, 100)).write_image(
-                img.as_raw(),
-                img.width(),
-                img.height(),
-                image::ExtendedColorType::Rgb8,
-            )?
+            let (w, h) = (u16::try_from(img.width()), u16::try_from(img.height()));
+            let (Ok(w), Ok(h)) = (w, h) else { return Err(EncodeError::TooLarge) };
+            jpeg_encoder::Encoder::new(&mut out, quality.clamp(1, 100)).encode(img.as_raw(), w, h, jpeg_encoder::ColorType::Rgb)?;
         }
     }
     Ok(out)
