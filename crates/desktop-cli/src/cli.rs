@@ -53,6 +53,9 @@ pub enum Command {
     Read(ReadArgs),
     /// Click an element (by --id or --text) or a point (--x --y).
     Click(ClickArgs),
+    /// Move the pointer onto an element (--id or --text) or a point (--x --y), to reveal
+    /// hover menus and tooltips.
+    Hover(ClickArgs),
     /// Type text (any Unicode), or a key combo with --key.
     Type(TypeArgs),
     /// Press a key combo: ctrl+shift+t, enter, super, f5.

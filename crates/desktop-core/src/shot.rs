@@ -250,16 +250,26 @@ pub enum EncodeError {
 pub fn encode(img: &RgbImage, enc: Encoding) -> Result<Vec<u8>, EncodeError> {
     let mut out = Vec::with_capacity(img.len() / 4);
     match enc {
-        Encoding::Png => PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Adaptive).write_image(
-            img.as_raw(),
-            img.width(),
-            img.height(),
-            image::ExtendedColorType::Rgb8,
-        )?,
+        Encoding::Png => {
+            PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Adaptive)
+                .write_image(
+                    img.as_raw(),
+                    img.width(),
+                    img.height(),
+                    image::ExtendedColorType::Rgb8,
+                )?
+        }
         Encoding::Jpeg { quality } => {
             let (w, h) = (u16::try_from(img.width()), u16::try_from(img.height()));
-            let (Ok(w), Ok(h)) = (w, h) else { return Err(EncodeError::TooLarge) };
-            jpeg_encoder::Encoder::new(&mut out, quality.clamp(1, 100)).encode(img.as_raw(), w, h, jpeg_encoder::ColorType::Rgb)?;
+            let (Ok(w), Ok(h)) = (w, h) else {
+                return Err(EncodeError::TooLarge);
+            };
+            jpeg_encoder::Encoder::new(&mut out, quality.clamp(1, 100)).encode(
+                img.as_raw(),
+                w,
+                h,
+                jpeg_encoder::ColorType::Rgb,
+            )?;
         }
     }
     Ok(out)

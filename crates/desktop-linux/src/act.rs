@@ -426,6 +426,18 @@ impl LinuxDesktop {
         Ok(r)
     }
 
+    /// `hover`: the pointer onto the element's center (the window raised, the element checked).
+    pub async fn hover(&self, live: &Live) -> Result<ActionResult> {
+        let before = ElementState::of(&live.node);
+        let (x, y) = self.input_point(live)?;
+        let xc = self.x()?;
+        xc.move_pointer(x, y)?;
+        xc.sync()?;
+        let mut r = live.result("hover", Route::Input);
+        r.post_state = self.settle(live, &before).await;
+        Ok(r)
+    }
+
     /// `toggle`: only for things that can be checked.
     pub async fn toggle(&self, live: &Live) -> Result<ActionResult> {
         let n = &live.node;

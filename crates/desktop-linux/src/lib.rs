@@ -223,6 +223,16 @@ pub async fn read_window(
     window: WindowInfo,
     filters: &Filters,
 ) -> Result<ReadData> {
+    read_window_with(d, window, filters, None).await
+}
+
+/// [`read_window`], reusing what `memo` learned in earlier reads of the window (`observe`).
+pub async fn read_window_with(
+    d: &LinuxDesktop,
+    window: WindowInfo,
+    filters: &Filters,
+    memo: Option<&mut tree::Memo>,
+) -> Result<ReadData> {
     let Some(handle) = window.handle.clone() else {
         return Err(Error::new(
             ErrorCode::A11yUnavailable,
@@ -243,7 +253,7 @@ pub async fn read_window(
         .await
         .map_err(|e| app_error(e, &window.app, d.timeout))?;
     timing.push(("peer", t.elapsed().as_secs_f64() * 1000.0));
-    let (root, stats) = tree::read_subtree(&bus, &handle, limits)
+    let (root, stats) = tree::read_subtree_with(&bus, &handle, limits, memo)
         .await
         .map_err(|e| app_error(e, &window.app, d.timeout))?;
     timing.push(("cache", stats.cache_ms));

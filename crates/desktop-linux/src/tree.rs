@@ -60,6 +60,32 @@ pub struct Stats {
     pub walk_ms: f64,
 }
 
+/// What earlier walks of one window learned, kept by `observe` between reads: elements the
+/// app has not reported a change of since are not asked again.
+#[derive(Debug, Default)]
+pub struct Memo {
+    info: HashMap<String, Node>,
+    children: HashMap<String, Vec<Ref>>,
+    dirty_info: std::collections::HashSet<String>,
+    dirty_children: std::collections::HashSet<String>,
+}
+
+impl Memo {
+    /// The app reported a change of the object at `path` (of its children, or of itself).
+    pub fn touched(&mut self, path: &str, children: bool) {
+        if children {
+            self.dirty_children.insert(path.to_string());
+        } else {
+            self.dirty_info.insert(path.to_string());
+        }
+    }
+
+    /// Forgets everything (the next read asks the app about every element again).
+    pub fn clear(&mut self) {
+        *self = Memo::default();
+    }
+}
+
 struct Slot {
     node: Node,
     children: Vec<usize>,
@@ -71,6 +97,16 @@ pub async fn read_subtree(
     bus: &Bus,
     root: &Handle,
     limits: Limits,
+) -> Result<(Node, Stats), CallError> {
+    read_subtree_with(bus, root, limits, None).await
+}
+
+/// [`read_subtree`], reusing (and refreshing) what `memo` knows of elements the cache lacks.
+pub async fn read_subtree_with(
+    bus: &Bus,
+    root: &Handle,
+    limits: Limits,
+    memo: Option<&mut Memo>,
 ) -> Result<(Node, Stats), CallError> {
     let mut stats = Stats::default();
     let t = Instant::now();
@@ -119,7 +155,7 @@ pub async fn read_subtree(
         limits,
         get_all,
     };
-    stats.walked = walker.walk(&mut arena, frontier).await?;
+    stats.walked = walker.walk(&mut arena, frontier, memo).await?;
     stats.walk_ms = ms(t);
     Ok((assemble(&mut arena, 0), stats))
 }
@@ -261,15 +297,52 @@ impl Walker<'_, '_> {
         &self,
         arena: &mut Vec<Slot>,
         mut frontier: Vec<usize>,
+        mut memo: Option<&mut Memo>,
     ) -> Result<usize, CallError> {
         let (bus, ix, limits) = (self.bus, self.ix, self.limits);
         let mut fetched = 0;
         while !frontier.is_empty() {
-            let lists = join_all(frontier.iter().map(|&i| {
-                let h = &arena[i].node.handle;
-                bus.call::<_, Vec<Ref>>(&h.owner, &h.path, ACCESSIBLE, "GetChildren", &())
-            }))
+            // Children lists the memo holds (and no event has touched) need no call.
+            let known: Vec<Option<Vec<Ref>>> = frontier
+                .iter()
+                .map(|&i| {
+                    let m = memo.as_deref()?;
+                    let p = &arena[i].node.handle.path;
+                    (!m.dirty_children.contains(p))
+                        .then(|| m.children.get(p).cloned())
+                        .flatten()
+                })
+                .collect();
+            let asked = join_all(
+                frontier
+                    .iter()
+                    .zip(&known)
+                    .filter(|(_, k)| k.is_none())
+                    .map(|(&i, _)| {
+                        let h = &arena[i].node.handle;
+                        bus.call::<_, Vec<Ref>>(&h.owner, &h.path, ACCESSIBLE, "GetChildren", &())
+                    }),
+            )
             .await;
+            let mut asked = asked.into_iter();
+            let lists: Vec<Result<Vec<Ref>, CallError>> = known
+                .into_iter()
+                .map(|k| match k {
+                    Some(list) => Ok(list),
+                    None => asked
+                        .next()
+                        .unwrap_or(Err(CallError::Other("missing reply".into()))),
+                })
+                .collect();
+            if let Some(m) = memo.as_deref_mut() {
+                for (&i, list) in frontier.iter().zip(&lists) {
+                    if let Ok(list) = list {
+                        let p = arena[i].node.handle.path.clone();
+                        m.dirty_children.remove(&p);
+                        m.children.insert(p, list.clone());
+                    }
+                }
+            }
             let mut wanted: Vec<(usize, Handle)> = Vec::new();
             let mut next = Vec::new();
             for (&parent, list) in frontier.iter().zip(lists) {
@@ -309,19 +382,43 @@ impl Walker<'_, '_> {
                     }
                 }
             }
-            let nodes = join_all(
+            let remembered: Vec<Option<Node>> = wanted
+                .iter()
+                .map(|(_, h)| {
+                    let m = memo.as_deref()?;
+                    (!m.dirty_info.contains(&h.path))
+                        .then(|| m.info.get(&h.path).cloned())
+                        .flatten()
+                })
+                .collect();
+            let asked = join_all(
                 wanted
                     .iter()
-                    .map(|(_, h)| fetch_node(bus, h.clone(), self.get_all)),
+                    .zip(&remembered)
+                    .filter(|(_, r)| r.is_none())
+                    .map(|((_, h), _)| fetch_node(bus, h.clone(), self.get_all)),
             )
             .await;
-            for ((parent, _), node) in wanted.into_iter().zip(nodes) {
+            let mut asked = asked.into_iter();
+            for ((parent, _), known) in wanted.into_iter().zip(remembered) {
+                let node = match known {
+                    Some(n) => Ok(n),
+                    None => {
+                        fetched += 1;
+                        asked
+                            .next()
+                            .unwrap_or(Err(CallError::Other("missing reply".into())))
+                    }
+                };
                 let node = match node {
                     Ok(n) => n,
                     Err(CallError::Timeout) => return Err(CallError::Timeout),
                     Err(_) => continue,
                 };
-                fetched += 1;
+                if let Some(m) = memo.as_deref_mut() {
+                    m.dirty_info.remove(&node.handle.path);
+                    m.info.insert(node.handle.path.clone(), node.clone());
+                }
                 let idx = arena.len();
                 arena.push(Slot {
                     node,

@@ -100,6 +100,20 @@ pub async fn click(d: &LinuxDesktop, a: ClickArgs) -> Result<ActionResult> {
     d.click(&live, button(a.button), count).await
 }
 
+pub async fn hover(d: &LinuxDesktop, a: ClickArgs) -> Result<ActionResult> {
+    if let (Some(x), Some(y)) = (a.x, a.y) {
+        let xc = d.x.as_ref().ok_or_else(desktop_linux::x11::no_display)?;
+        xc.check_on_screen(x, y)?;
+        xc.move_pointer(x, y)?;
+        xc.sync()?;
+        return Ok(ActionResult::new("hover", Route::Input)
+            .with("x", x)
+            .with("y", y));
+    }
+    let live = element(d, &a.target, &a.element).await?;
+    d.hover(&live).await
+}
+
 pub async fn type_text(d: &LinuxDesktop, a: TypeArgs) -> Result<ActionResult> {
     if let Some(combo) = &a.key {
         let combo = Combo::parse(combo)?;

@@ -21,6 +21,7 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
         Command::List(args) => finish(out, "list", list::run(&g, args).await),
         Command::Read(args) => read::run(&g, out, args).await,
         Command::Click(a) => acting(&g, out, "click", |d| Box::pin(act::click(d, a))).await,
+        Command::Hover(a) => acting(&g, out, "hover", |d| Box::pin(act::hover(d, a))).await,
         Command::Type(a) => acting(&g, out, "type", |d| Box::pin(act::type_text(d, a))).await,
         Command::Press(a) => acting(&g, out, "press", |d| Box::pin(act::press(d, a))).await,
         Command::Focus(a) => acting(&g, out, "focus", |d| Box::pin(act::focus(d, a))).await,

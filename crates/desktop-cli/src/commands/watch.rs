@@ -9,7 +9,8 @@ use desktop_core::filter::matches_text;
 use desktop_core::refs::RefMap;
 use desktop_core::render::Compact;
 use desktop_core::{Error, ErrorCode, Filters, Node, ReadData, Result, Role, WindowInfo};
-use desktop_linux::{events, read_window, sandbox, LinuxDesktop};
+use desktop_linux::tree::Memo;
+use desktop_linux::{events, read_window, read_window_with, sandbox, LinuxDesktop};
 use futures_util::{FutureExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant, SystemTime};
@@ -158,13 +159,25 @@ pub async fn wait(d: &LinuxDesktop, a: WaitArgs) -> Result<Value> {
     }
 }
 
-/// Reads the window with the observer's filters and gives the elements the observer's ids.
+/// Reads the window with the observer's filters, asking again only about what changed.
 async fn observe_read(
     d: &LinuxDesktop,
     window: &WindowInfo,
     filters: &Filters,
+    memo: &mut Memo,
 ) -> Result<ReadData> {
-    read_window(d, window.clone(), filters).await
+    read_window_with(d, window.clone(), filters, Some(memo)).await
+}
+
+/// Notes which object an AT-SPI event is about.
+fn note_event(memo: &mut Memo, msg: &zbus::Message) {
+    let header = msg.header();
+    if let Some(path) = header.path() {
+        let children = header
+            .member()
+            .is_some_and(|m| m.as_str() == "ChildrenChanged");
+        memo.touched(path.as_str(), children);
+    }
 }
 
 pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
@@ -213,7 +226,8 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
         }
     };
     let mut observer = Observer::default();
-    let mut data = match observe_read(d, &window, &filters).await {
+    let mut memo = Memo::default();
+    let mut data = match observe_read(d, &window, &filters, &mut memo).await {
         Ok(data) => data,
         Err(e) => {
             emit_err(&e);
@@ -247,7 +261,7 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
     loop {
         let got_event = async {
             match stream.as_mut() {
-                Some(s) => s.next().await.is_some(),
+                Some(s) => s.next().await,
                 None => std::future::pending().await,
             }
         };
@@ -266,21 +280,30 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
             }
         };
         tokio::select! {
-            alive = got_event => {
-                if !alive {
-                    stream = None;
+            event = got_event => {
+                match event {
+                    Some(Ok(msg)) => note_event(&mut memo, &msg),
+                    Some(Err(_)) => {}
+                    None => stream = None,
                 }
                 // Let a burst of events settle into one read.
-                tokio::time::sleep(Duration::from_millis(25)).await;
+                tokio::time::sleep(Duration::from_millis(15)).await;
                 if let Some(s) = stream.as_mut() {
-                    while let Some(Some(_)) = s.next().now_or_never() {}
+                    while let Some(Some(msg)) = s.next().now_or_never() {
+                        if let Ok(msg) = msg {
+                            note_event(&mut memo, &msg);
+                        }
+                    }
                 }
             }
-            _ = tokio::time::sleep(poll) => {}
+            _ = tokio::time::sleep(poll) => {
+                // The safety read asks about everything again.
+                memo.clear();
+            }
             _ = stop => break,
             _ = interrupted => break,
         }
-        match observe_read(d, &window, &filters).await {
+        match observe_read(d, &window, &filters, &mut memo).await {
             Ok(mut data) => {
                 last_error.clear();
                 let changes = observer.diff(&mut data.elements, ignore);

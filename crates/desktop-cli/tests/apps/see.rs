@@ -400,6 +400,8 @@ fn kinds(events: &[Value]) -> Vec<String> {
 }
 
 fn observe_chromium(env: &Env) {
+    // Keep the pointer off the page: a hovered tab changes its name as the tooltip updates.
+    env.desk.cli(&["hover", "--x", "1250", "--y", "790"]).data();
     let w = Watch::start(
         env,
         &[
