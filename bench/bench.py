@@ -214,16 +214,27 @@ def bench_see():
         jpg.append(ms)
         ms, _ = timed(["import", "-window", "root", os.path.join(out, "import.png")])
         imp.append(ms)
-    # observe on the idle Chromium page: CPU over 10 s.
-    import select
+    # observe on the idle Chromium page: CPU over 10 s. A thread stamps each line as it arrives.
+    import queue
+    import threading
+    cli("hover", "--x", "1250", "--y", "790")  # a hovered tab keeps renaming itself
     proc = subprocess.Popen([BIN, "observe", "--app", "chromium", "--visible-only=false", "--ignore-bounds", "--ignore-focus"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, bufsize=1)
-    proc.stdout.readline()  # snapshot
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    lines = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            lines.put((time.perf_counter(), json.loads(line)))
+
+    threading.Thread(target=pump, daemon=True).start()
+    lines.get(timeout=20)  # snapshot
     time.sleep(1.0)
     hz = os.sysconf(os.sysconf_names["SC_CLK_TCK"])
     t0, c0 = time.perf_counter(), cpu_ticks(proc.pid)
     time.sleep(10)
     idle_cpu = (cpu_ticks(proc.pid) - c0) / hz / (time.perf_counter() - t0) * 100
+    while not lines.empty():
+        lines.get()
     # Change to event: each click inserts a button; time from the click's return to its event.
     delays = []
     for _ in range(10):
@@ -231,17 +242,15 @@ def bench_see():
         t = time.perf_counter()
         if r.returncode != 0:
             continue
-        while True:
-            ready, _, _ = select.select([proc.stdout], [], [], 3.0)
-            if not ready:
-                break
-            ev = json.loads(proc.stdout.readline())
-            if ev.get("type") == "added":
-                delays.append((time.perf_counter() - t) * 1000)
-                break
+        try:
+            while True:
+                at, ev = lines.get(timeout=3.0)
+                if ev.get("type") == "added":
+                    delays.append((at - t) * 1000)
+                    break
+        except queue.Empty:
+            pass
         time.sleep(0.3)
-        while select.select([proc.stdout], [], [], 0.2)[0]:
-            proc.stdout.readline()
     proc.send_signal(2)
     proc.wait(timeout=5)
     return {

@@ -35,7 +35,7 @@ pub async fn subscribe(bus: &Bus, app: &str) -> Result<MessageStream, CallError>
             "/org/a11y/atspi/registry",
             REGISTRY,
             "RegisterEvent",
-            &(*event, Vec::<String>::new(), app),
+            &(*event, Vec::<String>::new(), ""),
         )
         .await?;
     }

@@ -80,6 +80,11 @@ impl Memo {
         }
     }
 
+    /// Whether earlier reads had to walk (the app's cache lacked part of the window).
+    pub fn walked_any(&self) -> bool {
+        !self.children.is_empty()
+    }
+
     /// Forgets everything (the next read asks the app about every element again).
     pub fn clear(&mut self) {
         *self = Memo::default();

@@ -245,12 +245,11 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
         .map(|h| h.owner.clone())
         .unwrap_or_default();
     let mut stream = events::subscribe(&d.bus, &owner).await.ok();
-    // With change events, reading on a timer is only a safety net.
-    let poll = if stream.is_some() {
-        Duration::from_millis(a.interval).max(Duration::from_secs(10))
-    } else {
-        Duration::from_millis(a.interval)
-    };
+    // Events only cover what the app's own cache holds: where reads had to walk (Qt, or a
+    // Chromium page loaded after the first client came), the window is read afresh every
+    // --interval; otherwise only every 10 s, as a safety net.
+    let interval = Duration::from_millis(a.interval);
+    let full_every = interval.max(Duration::from_secs(10));
     let deadline =
         (a.duration > 0).then(|| tokio::time::Instant::now() + Duration::from_secs(a.duration));
     let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
@@ -258,6 +257,8 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let mut events = 0u64;
     let mut last_error = String::new();
+    // An absolute time: a stream of events must not keep pushing the next poll back.
+    let mut next_poll = tokio::time::Instant::now() + interval;
     loop {
         let got_event = async {
             match stream.as_mut() {
@@ -296,8 +297,11 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
                     }
                 }
             }
-            _ = tokio::time::sleep(poll) => {
-                // The safety read asks about everything again.
+            _ = tokio::time::sleep_until(next_poll) => {
+                let wait = if stream.is_none() || memo.walked_any() { interval } else { full_every };
+                next_poll = tokio::time::Instant::now() + wait;
+                // A timed read asks about everything: parts the app's cache keeps stale
+                // change without any event.
                 memo.clear();
             }
             _ = stop => break,
