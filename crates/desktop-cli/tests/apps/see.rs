@@ -15,6 +15,10 @@ pub const TESTS: &[(&str, Test)] = &[
     ("see::wait_for_text_and_gone", wait),
     ("see::observe_chromium_scripted_changes", observe_chromium),
     ("see::observe_gtk_toggle_and_quiet_ui", observe_gtk),
+    (
+        "see::observe_keeps_its_baseline_across_a_hung_app",
+        observe_hung,
+    ),
 ];
 
 fn decode(b64: &str) -> image::RgbImage {
@@ -538,4 +542,39 @@ fn observe_gtk(env: &Env) {
         .data();
     assert_eq!(w.settle(Duration::from_millis(1000)).len(), 1);
     assert_eq!(w.stop()["events"], 2);
+}
+
+fn observe_hung(env: &Env) {
+    let w = Watch::start(
+        env,
+        &[
+            "--app",
+            "gtk3-demo",
+            "--interval",
+            "200",
+            "--call-timeout",
+            "300",
+        ],
+    );
+    let pid = rustix::process::Pid::from_raw(env.victim_pid as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::STOP).unwrap();
+    let during = w.settle(Duration::from_millis(1500));
+    rustix::process::kill_process(pid, rustix::process::Signal::CONT).unwrap();
+    assert!(
+        !during.is_empty(),
+        "a read failed while the app was stopped"
+    );
+    assert!(
+        during.iter().all(|e| e["type"] == "error"),
+        "only errors, no invented changes: {during:?}"
+    );
+    assert_eq!(during[0]["code"], "APP_UNRESPONSIVE");
+    let after = w.settle(Duration::from_millis(1500));
+    assert!(
+        after
+            .iter()
+            .all(|e| e["type"] != "removed" && e["type"] != "added"),
+        "the baseline survived: {after:?}"
+    );
+    assert_eq!(w.stop()["type"], "done");
 }
