@@ -88,6 +88,8 @@ pub enum Command {
     Sandbox(SandboxCmd),
     /// Check the display, buses and accessibility, and say how to fix what fails.
     Doctor,
+    /// Serve every capability as MCP tools (stdio by default, or streamable HTTP).
+    Mcp(McpArgs),
     /// Print the JSON Schema of a command's `data` (all commands when none is named).
     Schema {
         /// list, read, sandbox, doctor, error
@@ -419,6 +421,9 @@ pub struct ScreenshotArgs {
     /// Scale factor 0.1-1.0 (image pixels per screen pixel).
     #[arg(long, default_value_t = 0.5)]
     pub scale: f64,
+    /// Shrink further (below --scale) so the longer side is at most PX pixels.
+    #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(16..))]
+    pub max_edge: Option<u32>,
     /// Write the image here instead of returning it as base64.
     #[arg(long, value_name = "PATH")]
     pub output: Option<std::path::PathBuf>,
@@ -497,4 +502,17 @@ pub struct ObserveArgs {
     /// Leave out focus changes.
     #[arg(long)]
     pub ignore_focus: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Serve streamable HTTP on ADDR:PORT (path /mcp) instead of stdio.
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub http: Option<String>,
+    /// Accept clients from other hosts (needs --token).
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
+    /// Bearer token clients must send (Authorization: Bearer TOKEN); also DESKTOP_CLI_MCP_TOKEN.
+    #[arg(long, env = "DESKTOP_CLI_MCP_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
 }

@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod mcp;
 mod output;
 mod schema;
 

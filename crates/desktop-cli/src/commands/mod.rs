@@ -1,13 +1,13 @@
 //! One module per command; `dispatch` routes a parsed command line to it.
 
-mod act;
-mod clip;
+pub(crate) mod act;
+pub(crate) mod clip;
 mod doctor;
-mod list;
+pub(crate) mod list;
 pub(crate) mod read;
 mod sandbox;
-mod shot;
-mod watch;
+pub(crate) mod shot;
+pub(crate) mod watch;
 
 use crate::cli::{Cli, Command, Global};
 use crate::output::{notice, Out};
@@ -61,6 +61,22 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
             match clip::run(cmd, Duration::from_millis(g.call_timeout.max(1))) {
                 Ok(data) => out.ok(name, data),
                 Err(e) => out.err(name, &e),
+            }
+        }
+        Command::Mcp(a) => {
+            let o = crate::mcp::Options {
+                http: a.http,
+                allow_remote: a.allow_remote,
+                token: a.token,
+                call_timeout: Duration::from_millis(g.call_timeout.max(1)),
+            };
+            match crate::mcp::run(o).await {
+                Ok(()) => 0,
+                Err(e) => {
+                    // stdout belongs to the protocol: report on stderr.
+                    crate::output::notice(&format!("{}: {}", e.code.as_str(), e.message));
+                    e.code.exit_code()
+                }
             }
         }
         Command::Sandbox(cmd) => sandbox::run(&g, out, cmd).await,
@@ -125,9 +141,9 @@ fn finish<T: serde::Serialize>(out: Out, command: &str, r: Result<Rendered<T>>) 
 }
 
 /// A command's `data`, with an optional text form for `--format text`.
-struct Rendered<T> {
-    data: T,
-    text: Option<String>,
+pub(crate) struct Rendered<T> {
+    pub(crate) data: T,
+    pub(crate) text: Option<String>,
 }
 
 /// Connects to the desktop with the global timeout, telling people when accessibility had

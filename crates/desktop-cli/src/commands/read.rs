@@ -45,7 +45,7 @@ pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
 }
 
 /// Records the ids of this read for later actions; a failure costs only the ids.
-fn remember(data: &desktop_core::ReadData) {
+pub(crate) fn remember(data: &desktop_core::ReadData) {
     let path = desktop_linux::sandbox::refs_path();
     let mut map = desktop_core::refs::RefMap::load(&path);
     map.record(data);
@@ -126,7 +126,7 @@ pub fn parse_roles(list: &str) -> Result<Vec<Role>> {
     Ok(roles)
 }
 
-fn text(data: &desktop_core::ReadData) -> String {
+pub(crate) fn text(data: &desktop_core::ReadData) -> String {
     let w = &data.window;
     let mut s = format!("{} \"{}\"", w.app, w.title);
     if let Some(id) = w.id {

@@ -58,7 +58,39 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
+/// A finished screenshot: its description (`data` without the pixels) and the encoded image.
+pub(crate) struct Shot {
+    pub meta: Value,
+    pub bytes: Vec<u8>,
+    pub mime: &'static str,
+}
+
 pub async fn run(d: &LinuxDesktop, a: ScreenshotArgs, format: Option<Format>) -> Result<Value> {
+    let output = a.output.clone();
+    if let Some(p) = &output {
+        check_writable(p)?;
+    }
+    let shot = take(d, a, format).await?;
+    let mut data = shot.meta;
+    match &output {
+        Some(p) => {
+            write_atomic(p, &shot.bytes)?;
+            data["path"] = json!(p);
+        }
+        None => {
+            data["base64"] = json!(base64::engine::general_purpose::STANDARD.encode(&shot.bytes))
+        }
+    }
+    Ok(data)
+}
+
+/// Captures, marks and encodes; the scale shrinks further to keep the long edge within
+/// `--max-edge`.
+pub(crate) async fn take(
+    d: &LinuxDesktop,
+    a: ScreenshotArgs,
+    format: Option<Format>,
+) -> Result<Shot> {
     if !(0.1..=1.0).contains(&a.scale) || a.scale.is_nan() {
         return Err(
             Error::invalid_args(format!("--scale {} is outside 0.1-1.0", a.scale))
@@ -87,9 +119,6 @@ pub async fn run(d: &LinuxDesktop, a: ScreenshotArgs, format: Option<Format>) ->
         })?),
         None => None,
     };
-    if let Some(p) = &a.output {
-        check_writable(p)?;
-    }
     let x = d.x.as_ref().ok_or_else(desktop_linux::x11::no_display)?;
     let scope = target(&a.target);
     let mut window = None;
@@ -147,28 +176,33 @@ pub async fn run(d: &LinuxDesktop, a: ScreenshotArgs, format: Option<Format>) ->
         }
     }
     let capture = x.capture(area)?;
-    let img = shot::render(&capture, a.scale, &marks, a.grid);
+    let (cw, ch) = capture.image.dimensions();
+    let mut scale = a.scale;
+    if let Some(edge) = a.max_edge {
+        let long = f64::from(cw.max(ch));
+        if long * scale > f64::from(edge) {
+            scale = (f64::from(edge) / long).max(0.01);
+        }
+    }
+    let img = shot::render(&capture, scale, &marks, a.grid);
     let bytes = shot::encode(&img, enc)
         .map_err(|e| Error::internal(format!("cannot encode the image: {e}")))?;
-    let (cw, ch) = capture.image.dimensions();
-    let mut data = json!({
+    let mut meta = json!({
         "format": if enc == Encoding::Png { "png" } else { "jpg" },
         "width": img.width(),
         "height": img.height(),
-        "scale": a.scale,
+        "scale": scale,
         "origin": [capture.origin.0, capture.origin.1],
         "region": [capture.origin.0, capture.origin.1, cw, ch],
         "bytes": bytes.len(),
     });
     if a.annotate.is_some() {
-        data["marks"] = json!(marks.len());
+        meta["marks"] = json!(marks.len());
     }
-    match &a.output {
-        Some(p) => {
-            write_atomic(p, &bytes)?;
-            data["path"] = json!(p);
-        }
-        None => data["base64"] = json!(base64::engine::general_purpose::STANDARD.encode(&bytes)),
-    }
-    Ok(data)
+    let mime = if enc == Encoding::Png {
+        "image/png"
+    } else {
+        "image/jpeg"
+    };
+    Ok(Shot { meta, bytes, mime })
 }

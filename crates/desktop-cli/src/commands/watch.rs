@@ -180,27 +180,47 @@ fn note_event(memo: &mut Memo, msg: &zbus::Message) {
     }
 }
 
+/// `observe` for the command line: JSON lines on stdout until --duration, Ctrl+C or SIGTERM.
 pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
-    let scope = target(&a.target);
-    let emit_err = |e: &Error| {
-        out.line(&json!({"type": "error", "ts": now_secs(), "code": e.code.as_str(), "error": e.message}))
+    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
+    let mut sigterm =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    let interrupted = async {
+        match (sigint.as_mut(), sigterm.as_mut()) {
+            (Some(a), Some(b)) => {
+                tokio::select! { _ = a.recv() => {}, _ = b.recv() => {} }
+            }
+            _ => std::future::pending().await,
+        }
     };
-    if scope.is_empty() {
-        let e = Error::invalid_args("observe needs --app, --window, --window-id or --pid")
-            .suggest("Example: observe --app chromium --duration 10");
-        return out.err("observe", &e);
+    match observe_events(d, a, |v| out.line(&v), interrupted).await {
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(e) => out.err("observe", &e),
     }
-    if !(50..=600_000).contains(&a.interval) {
-        return out.err(
-            "observe",
-            &Error::invalid_args("--interval must be 50-600000 ms"),
+}
+
+/// Emits `observe`'s events (snapshot, added, removed, changed, error, done) until the
+/// duration ends or `stop` completes. Bad options are an `Err` before anything is emitted;
+/// `Ok(false)` means the window could not be read at all (an `error` and `done` went out).
+pub async fn observe_events(
+    d: &LinuxDesktop,
+    a: ObserveArgs,
+    mut emit: impl FnMut(Value),
+    stop_signal: impl std::future::Future<Output = ()>,
+) -> Result<bool> {
+    let scope = target(&a.target);
+    if scope.is_empty() {
+        return Err(
+            Error::invalid_args("observe needs --app, --window, --window-id or --pid")
+                .suggest("Example: observe --app chromium --duration 10"),
         );
     }
+    if !(50..=600_000).contains(&a.interval) {
+        return Err(Error::invalid_args("--interval must be 50-600000 ms"));
+    }
     let roles = match &a.roles {
-        Some(r) => match parse_roles(r) {
-            Ok(r) => Some(r),
-            Err(e) => return out.err("observe", &e),
-        },
+        Some(r) => Some(parse_roles(r)?),
         None => None,
     };
     let filters = Filters {
@@ -214,15 +234,14 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
         focus: a.ignore_focus,
     };
     let start = Instant::now();
-    let done = |events: u64| {
-        out.line(&json!({"type": "done", "ts": now_secs(), "elapsed": format!("{:.1}s", start.elapsed().as_secs_f64()), "events": events}))
-    };
+    let error_event = |e: &Error| json!({"type": "error", "ts": now_secs(), "code": e.code.as_str(), "error": e.message});
+    let done_event = |events: u64| json!({"type": "done", "ts": now_secs(), "elapsed": format!("{:.1}s", start.elapsed().as_secs_f64()), "events": events});
     let window = match d.resolve(&scope).await {
         Ok(w) => w,
         Err(e) => {
-            emit_err(&e);
-            done(0);
-            return 1;
+            emit(error_event(&e));
+            emit(done_event(0));
+            return Ok(false);
         }
     };
     let mut observer = Observer::default();
@@ -230,14 +249,16 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
     let mut data = match observe_read(d, &window, &filters, &mut memo).await {
         Ok(data) => data,
         Err(e) => {
-            emit_err(&e);
-            done(0);
-            return 1;
+            emit(error_event(&e));
+            emit(done_event(0));
+            return Ok(false);
         }
     };
     let count = observer.baseline(&mut data.elements);
     remember(&data);
-    out.line(&json!({"type": "snapshot", "ts": now_secs(), "count": count, "app": window.app, "window": window.title}));
+    emit(
+        json!({"type": "snapshot", "ts": now_secs(), "count": count, "app": window.app, "window": window.title}),
+    );
 
     let owner = window
         .handle
@@ -252,13 +273,11 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
     let full_every = interval.max(Duration::from_secs(10));
     let deadline =
         (a.duration > 0).then(|| tokio::time::Instant::now() + Duration::from_secs(a.duration));
-    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
-    let mut sigterm =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     let mut events = 0u64;
     let mut last_error = String::new();
     // An absolute time: a stream of events must not keep pushing the next poll back.
     let mut next_poll = tokio::time::Instant::now() + interval;
+    let mut stop_signal = std::pin::pin!(stop_signal);
     loop {
         let got_event = async {
             match stream.as_mut() {
@@ -270,14 +289,6 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
             match deadline {
                 Some(t) => tokio::time::sleep_until(t).await,
                 None => std::future::pending().await,
-            }
-        };
-        let interrupted = async {
-            match (sigint.as_mut(), sigterm.as_mut()) {
-                (Some(a), Some(b)) => {
-                    tokio::select! { _ = a.recv() => {}, _ = b.recv() => {} }
-                }
-                _ => std::future::pending().await,
             }
         };
         tokio::select! {
@@ -305,7 +316,7 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
                 memo.clear();
             }
             _ = stop => break,
-            _ = interrupted => break,
+            _ = &mut stop_signal => break,
         }
         match observe_read(d, &window, &filters, &mut memo).await {
             Ok(mut data) => {
@@ -317,19 +328,19 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
                 let ts = now_secs();
                 for mut c in changes {
                     c["ts"] = json!(ts);
-                    out.line(&c);
+                    emit(c);
                     events += 1;
                 }
             }
             Err(e) => {
                 // The baseline stays: the next good read is compared with the last good one.
                 if e.message != last_error {
-                    emit_err(&e);
+                    emit(error_event(&e));
                     last_error = e.message.clone();
                 }
             }
         }
     }
-    done(events);
-    0
+    emit(done_event(events));
+    Ok(true)
 }
