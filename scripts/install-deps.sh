@@ -9,10 +9,14 @@ RUNTIME=(xvfb dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils)
 APPS=(gtk-3-examples featherpad chromium fonts-liberation)
 # Peers the benchmark compares against (pyatspi, xdotool, ImageMagick) and test helpers.
 PEERS=(python3-pyatspi gir1.2-atspi-2.0 python3-gi xdotool imagemagick xclip)
+# The MCP clients the tests use come from PyPI and npm (scripts/install-test-tools.sh);
+# npm only from apt when no Node.js is installed already (another nodejs would conflict).
+CLIENTS=(python3-venv)
+command -v npm >/dev/null 2>&1 || CLIENTS+=(npm)
 # Building: a C toolchain for crates with build scripts, curl for rustup.
 BUILD=(build-essential pkg-config ca-certificates curl)
 
-want=("${RUNTIME[@]}" "${APPS[@]}" "${PEERS[@]}" "${BUILD[@]}")
+want=("${RUNTIME[@]}" "${APPS[@]}" "${PEERS[@]}" "${CLIENTS[@]}" "${BUILD[@]}")
 if [ "${1:-}" = "--runtime-only" ]; then want=("${RUNTIME[@]}"); fi
 
 missing=()

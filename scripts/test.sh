@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/install-deps.sh
+./scripts/install-test-tools.sh
 
 if cargo fmt --version >/dev/null 2>&1; then
   cargo fmt --all -- --check

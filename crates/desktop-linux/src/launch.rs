@@ -51,23 +51,18 @@ impl LinuxDesktop {
         }
         let mut command = Command::new(program);
         command.args(&args).stdin(Stdio::null());
-        match sandbox::current().filter(|s| {
-            std::env::var("DESKTOP_CLI_SANDBOX").is_ok_and(|d| d == s.display.to_string())
-        }) {
+        let spawned = match sandbox::in_use() {
             Some(sb) => {
-                if let Some(leader) = sb.procs.first() {
-                    command.process_group(leader.pid);
-                }
                 command.stdout(sb.app_log()).stderr(sb.app_log());
+                sb.spawn(&mut command)
             }
-            None => {
-                command
-                    .process_group(0)
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null());
-            }
-        }
-        let mut child = command.spawn().map_err(|e| {
+            None => command
+                .process_group(0)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn(),
+        };
+        let mut child = spawned.map_err(|e| {
             Error::new(
                 ErrorCode::ActionFailed,
                 format!("cannot start {program}: {e}"),

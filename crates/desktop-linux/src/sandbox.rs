@@ -79,6 +79,21 @@ impl Sandbox {
         env
     }
 
+    /// Starts `cmd` in this sandbox's process group, so `down` stops it too; in a group of
+    /// its own where the kernel refuses (the caller runs in another session). Programs
+    /// outside the group still end with the sandbox: they lose their X connection.
+    pub fn spawn(&self, cmd: &mut Command) -> std::io::Result<std::process::Child> {
+        if let Some(leader) = self.procs.first() {
+            cmd.process_group(leader.pid);
+            match cmd.spawn() {
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {}
+                other => return other,
+            }
+        }
+        cmd.process_group(0);
+        cmd.spawn()
+    }
+
     /// Where detached programs started in this sandbox write their output.
     pub fn app_log(&self) -> Stdio {
         fs::OpenOptions::new()
@@ -174,6 +189,12 @@ pub fn current() -> Option<Sandbox> {
         .into_iter()
         .filter(Sandbox::alive)
         .find(|s| wanted.is_none_or(|d| d == s.display))
+}
+
+/// The sandbox this process was pointed at (by `DESKTOP_CLI_SANDBOX`, which adopting one sets).
+pub fn in_use() -> Option<Sandbox> {
+    let wanted = std::env::var("DESKTOP_CLI_SANDBOX").ok()?;
+    current().filter(|s| wanted.trim_start_matches(':') == s.display.to_string())
 }
 
 /// Removes state left by sandboxes whose processes are gone (killed, machine rebooted).

@@ -66,19 +66,13 @@ fn spawn_server(text: &str, timeout: Duration) -> Result<()> {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
-    // In a sandbox, join its process group so `sandbox down` ends the server too.
-    match sandbox::current()
-        .filter(|s| std::env::var("DESKTOP_CLI_SANDBOX").is_ok_and(|d| d == s.display.to_string()))
-    {
-        Some(sb) => match sb.procs.first() {
-            Some(leader) => cmd.process_group(leader.pid),
-            None => cmd.process_group(0),
-        },
-        None => cmd.process_group(0),
+    // In a sandbox, join its process group so `sandbox down` ends the holder too.
+    let spawned = match sandbox::in_use() {
+        Some(sb) => sb.spawn(&mut cmd),
+        None => cmd.process_group(0).spawn(),
     };
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| Error::internal(format!("cannot start the clipboard holder: {e}")))?;
+    let mut child =
+        spawned.map_err(|e| Error::internal(format!("cannot start the clipboard holder: {e}")))?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin
             .write_all(text.as_bytes())

@@ -187,15 +187,10 @@ async fn run_in(
         .env_remove("WAYLAND_DISPLAY")
         .envs(sb.env());
     if detach {
-        use std::os::unix::process::CommandExt;
-        // Joining the sandbox's process group makes `sandbox down` stop it too.
-        if let Some(leader) = sb.procs.first() {
-            command.process_group(leader.pid);
-        }
         command.stdin(std::process::Stdio::null());
         command.stdout(sb.app_log());
         command.stderr(sb.app_log());
-        return match command.spawn() {
+        return match sb.spawn(&mut command) {
             Ok(child) => out.ok(
                 "sandbox-run",
                 json!({"pid": child.id(), "display": sb.display_name()}),

@@ -74,12 +74,14 @@ impl Server {
     }
 }
 
+/// A tool error: `isError` with the error object as JSON text. No `structuredContent`: it
+/// would have to match the tool's output schema, which describes success.
 fn error_result(e: &Error) -> CallToolResult {
     let mut v = json!({"code": e.code.as_str(), "message": e.message});
     if let Some(s) = &e.suggestion {
         v["suggestion"] = json!(s);
     }
-    CallToolResult::structured_error(v)
+    CallToolResult::error(vec![ContentBlock::text(v.to_string())])
 }
 
 fn target(t: p::Target) -> TargetArgs {

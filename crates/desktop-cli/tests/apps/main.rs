@@ -5,6 +5,7 @@
 
 mod act;
 mod errors;
+mod mcp;
 mod read;
 mod sandbox;
 mod see;
@@ -39,6 +40,7 @@ fn main() {
     tests.extend(read::TESTS);
     tests.extend(act::TESTS);
     tests.extend(see::TESTS);
+    tests.extend(mcp::TESTS);
     tests.extend(errors::TESTS);
     tests.extend(sandbox::TESTS);
     let trials = tests

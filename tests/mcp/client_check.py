@@ -1,0 +1,160 @@
+"""Drives `desktop-cli mcp` with the official Python MCP SDK (PyPI `mcp`) against the apps in
+the test sandbox and checks what a host relies on. Run by the Rust test `mcp::*`.
+
+usage: client_check.py BIN stdio|stdio-2026|http URL [TOKEN]
+Exits non-zero with the failed check on stderr.
+"""
+import asyncio
+import json
+import struct
+import subprocess
+import sys
+import base64
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.client import Client
+from mcp.client.stdio import stdio_client
+
+ROOT = __file__.rsplit("/tests/", 1)[0]
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def atspi(app):
+    out = subprocess.run(["/usr/bin/python3", f"{ROOT}/tests/support/atspi_dump.py", app], capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def structured(res):
+    return res.structured_content
+
+
+def text_of(res):
+    return "".join(c.text for c in res.content if c.type == "text")
+
+
+def error_of(res):
+    """A tool error's object (code, message, suggestion), sent as JSON text."""
+    check(res.is_error, f"expected a tool error: {text_of(res)}")
+    check(res.structured_content is None, "errors carry no structuredContent")
+    return json.loads(text_of(res))
+
+
+async def exercise(call, list_tools):
+    tools = {t.name: t for t in (await list_tools()).tools}
+    expected = {"list_windows", "list_apps", "read", "find", "click", "type", "press", "focus", "scroll", "drag",
+                "set_value", "toggle", "action", "launch", "screenshot", "clipboard_get", "clipboard_set", "wait", "observe"}
+    check(expected <= set(tools), f"tools missing: {expected - set(tools)}")
+    for name in ["list_windows", "read", "find", "screenshot", "wait", "clipboard_get", "observe"]:
+        a = tools[name].annotations
+        check(a.read_only_hint is True and a.destructive_hint is False, f"{name} annotated read-only: {a}")
+    for name in ["click", "type", "set_value"]:
+        a = tools[name].annotations
+        check(a.read_only_hint is False and a.destructive_hint is True, f"{name} annotations: {a}")
+    check(tools["focus"].annotations.destructive_hint is False, "focus cannot lose data")
+    check("app" in tools["read"].input_schema["properties"], "read takes app")
+    check(tools["read"].output_schema is not None and tools["click"].output_schema is not None, "output schemas")
+
+    res = await call("list_windows", {})
+    check(not res.is_error, f"list_windows: {text_of(res)}")
+    apps = {w["app"] for w in structured(res)["windows"]}
+    check({"Chromium", "gtk3-widget-factory"} <= apps, f"windows: {apps}")
+
+    res = await call("read", {"app": "chromium"})
+    check(not res.is_error, text_of(res))
+    data = structured(res)
+    check(data["count"] <= 200, "read is capped by default")
+    flat = []
+    def walk(es):
+        for e in es:
+            flat.append(e)
+            walk(e.get("c", []))
+    walk(data["elements"])
+    check(any(e["r"] == "btn" and e.get("t") == "Increment" for e in flat), "read finds the Increment button")
+    check(not any(e["r"] == "txt" for e in flat), "interactive-only by default")
+    check('btn "Increment"' in text_of(res), "the text form is the readable tree")
+
+    # Click a GTK check box by id; read it back with pyatspi.
+    res = await call("read", {"app": "gtk3-widget-factory", "roles": "chk"})
+    boxes = structured(res)["elements"]
+    target = next(e for e in boxes if "e" not in e and e.get("k") != "mixed")
+    before = target.get("k") is True
+    res = await call("click", {"id": target["i"], "app": "gtk3-widget-factory"})
+    check(not res.is_error, text_of(res))
+    check(structured(res)["post_state"]["k"] is (not before), f"post_state: {structured(res)}")
+    seen = next(e for e in atspi("gtk3-widget-factory") if e["b"] == target["b"])
+    check(("checked" in seen["states"]) is (not before), f"pyatspi sees the new state: {seen}")
+    await call("toggle", {"id": target["i"], "app": "gtk3-widget-factory"})
+    seen = next(e for e in atspi("gtk3-widget-factory") if e["b"] == target["b"])
+    check(("checked" in seen["states"]) is before, "and back again")
+
+    res = await call("screenshot", {"app": "chromium", "annotate": True})
+    check(not res.is_error, text_of(res))
+    img = next(c for c in res.content if c.type == "image")
+    raw = base64.b64decode(img.data)
+    check(raw[1:4] == b"PNG", "a PNG")
+    w, h = struct.unpack(">II", raw[16:24])
+    meta = structured(res)
+    check((w, h) == (meta["width"], meta["height"]), f"decodes at the reported size {w}x{h} vs {meta}")
+    check(max(w, h) <= 1568, "long edge within 1568")
+    check(len(raw) < 1_000_000, "under 1 MB")
+    check(meta["marks"] > 10, "annotated")
+
+    res = await call("screenshot", {"max_edge": 800, "format": "jpeg"})
+    meta = structured(res)
+    check(max(meta["width"], meta["height"]) == 800 and meta["format"] == "jpg", f"max_edge: {meta}")
+
+    err = error_of(await call("click", {"id": 99999}))
+    check(err["code"] == "ELEMENT_NOT_FOUND", err)
+    check(err.get("suggestion"), "with a suggestion")
+    check(error_of(await call("click", {"idd": 3}))["code"] == "INVALID_ARGS", "unknown argument")
+    check(error_of(await call("press", {"keys": "ctrl++"}))["code"] == "INVALID_KEY", "bad combo")
+    check(error_of(await call("read", {"app": "no-such-app"}))["code"] == "APP_NOT_FOUND", "unknown app")
+    check(error_of(await call("scroll", {"amount": "lots"}))["code"] == "INVALID_ARGS", "wrong type")
+
+    res = await call("find", {"app": "chromium", "text": "Sign In"})
+    check(not res.is_error and structured(res)["count"] >= 1, f"find: {text_of(res)}")
+    res = await call("wait", {"app": "chromium", "for_text": "Fixture Page", "timeout_ms": 2000})
+    check(not res.is_error and structured(res)["matched"], "wait")
+    res = await call("observe", {"app": "chromium", "duration_s": 1})
+    check(not res.is_error, text_of(res))
+    events = structured(res)["events"]
+    check(events[0]["type"] == "snapshot" and events[-1]["type"] == "done", f"observe events: {events}")
+    res = await call("clipboard_set", {"text": "from mcp"})
+    check(not res.is_error, text_of(res))
+    res = await call("clipboard_get", {})
+    check(structured(res)["text"] == "from mcp", "clipboard round trip")
+    return len(tools)
+
+
+async def main():
+    binary, mode = sys.argv[1], sys.argv[2]
+    if mode == "stdio":
+        params = StdioServerParameters(command=binary, args=["mcp"])
+        async with stdio_client(params) as (r, w):
+            async with ClientSession(r, w) as s:
+                init = await s.initialize()
+                check(init.server_info.name == "desktop-cli", "server name")
+                n = await exercise(s.call_tool, s.list_tools)
+    elif mode == "stdio-2026":
+        async with Client(StdioServerParameters(command=binary, args=["mcp"]), mode="2026-07-28") as c:
+            n = await exercise(c.call_tool, c.list_tools)
+    else:
+        url = sys.argv[3]
+        token = sys.argv[4] if len(sys.argv) > 4 else None
+        from mcp.client.streamable_http import streamable_http_client
+        import httpx2
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+            async with streamable_http_client(url, http_client=http) as streams:
+                r, w = streams[0], streams[1]
+                async with ClientSession(r, w) as s:
+                    await s.initialize()
+                    n = await exercise(s.call_tool, s.list_tools)
+    print(json.dumps({"ok": True, "tools": n}))
+
+
+asyncio.run(main())
