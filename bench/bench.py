@@ -263,6 +263,18 @@ def bench_see():
     }
 
 
+def bench_mcp():
+    """Warm MCP read/click against the CLI processes (bench/mcp_bench.py, with `mcp` from .tools)."""
+    py = os.path.join(ROOT, ".tools/venv/bin/python")
+    if not os.path.exists(py):
+        return None
+    r = subprocess.run([py, os.path.join(ROOT, "bench/mcp_bench.py"), BIN, str(RUNS)], capture_output=True, text=True)
+    if r.returncode != 0:
+        print("mcp bench failed:", r.stdout, r.stderr[-2000:], file=sys.stderr)
+        return None
+    return json.loads(r.stdout)
+
+
 def main():
     procs = []
     try:
@@ -273,6 +285,7 @@ def main():
         toks = [bench_tokens(n, s) for n, s in APPS.items() if n != "qt5"]
         acts = bench_actions()
         see = bench_see()
+        mcp = bench_mcp()
     finally:
         for p in procs:
             p.terminate()
@@ -281,7 +294,7 @@ def main():
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 p.kill()
-    results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts, "see": see}
+    results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts, "see": see, "mcp": mcp}
     with open(os.path.join(ROOT, "bench/out/results.json"), "w") as f:
         json.dump(results, f, indent=1)
     print(f"read speed, median of {RUNS} runs (ms)\n")
@@ -310,6 +323,12 @@ def main():
               f"| {t['interactive_elements']} | {t['json_i_per_interactive']:.1f} / {t['text_i_per_interactive']:.1f} |")
     print_actions(acts)
     print_see(see)
+    if mcp:
+        print("\nMCP (warm server, stdio, Python SDK client) against the CLI as a process, median (ms)\n")
+        print("| | MCP | CLI process | ratio |")
+        print("|---|---|---|---|")
+        print(f"| read Chromium page (interactive, capped at 200) | {mcp['read_mcp_ms']:.1f} | {mcp['read_cli_ms']:.1f} | {mcp['read_cli_ms'] / mcp['read_mcp_ms']:.1f}x |")
+        print(f"| click --id (GTK3 check box) | {mcp['click_mcp_ms']:.1f} | {mcp['click_cli_ms']:.1f} | {mcp['click_cli_ms'] / mcp['click_mcp_ms']:.1f}x |")
 
 
 def print_see(s):

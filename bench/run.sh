@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
+./scripts/install-test-tools.sh
 cargo build --release --locked
 (cd bench && npm install --no-audit --no-fund --silent)
 exec ./target/release/desktop-cli sandbox run --fresh -- /usr/bin/python3 bench/bench.py "$@"

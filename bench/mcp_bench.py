@@ -1,0 +1,58 @@
+"""Warm MCP calls next to the same CLI commands as whole processes, in one run.
+
+usage: mcp_bench.py BIN RUNS     (run with the Python of .tools/venv, which has `mcp`)
+prints JSON: medians in ms for read (Chromium page, interactive) and click (GTK check box).
+"""
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+BIN, RUNS = sys.argv[1], int(sys.argv[2])
+
+
+def cli_ms(*args):
+    t = time.perf_counter()
+    r = subprocess.run([BIN, *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"{args}: {r.stdout} {r.stderr}")
+    return (time.perf_counter() - t) * 1000, json.loads(r.stdout)
+
+
+async def main():
+    async with stdio_client(StdioServerParameters(command=BIN, args=["mcp"])) as (r, w):
+        async with ClientSession(r, w) as s:
+            await s.initialize()
+
+            async def mcp_ms(tool, args):
+                t = time.perf_counter()
+                res = await s.call_tool(tool, args)
+                if res.is_error:
+                    sys.exit(f"{tool}: {res.content[0].text}")
+                return (time.perf_counter() - t) * 1000, res.structured_content
+
+            await mcp_ms("read", {"app": "chromium"})  # warm the connection
+            read_mcp, read_cli, click_mcp, click_cli = [], [], [], []
+            for _ in range(RUNS):
+                read_mcp.append((await mcp_ms("read", {"app": "chromium"}))[0])
+                read_cli.append(cli_ms("read", "--app", "chromium", "-i", "--max-elements", "200")[0])
+            _, data = await mcp_ms("read", {"app": "gtk3-widget-factory", "roles": "chk"})
+            box = next(e for e in data["elements"] if "e" not in e and e.get("k") != "mixed")
+            for _ in range(RUNS):
+                click_mcp.append((await mcp_ms("click", {"id": box["i"], "app": "gtk3-widget-factory"}))[0])
+            cli_ms("read", "--app", "gtk3-widget-factory", "--roles", "chk", "-i")
+            for _ in range(RUNS):
+                click_cli.append(cli_ms("click", "--id", str(box["i"]), "--app", "gtk3-widget-factory")[0])
+    med = statistics.median
+    print(json.dumps({
+        "read_mcp_ms": med(read_mcp), "read_cli_ms": med(read_cli),
+        "click_mcp_ms": med(click_mcp), "click_cli_ms": med(click_cli),
+    }))
+
+
+asyncio.run(main())
