@@ -15,6 +15,7 @@ pub mod procs;
 pub mod sandbox;
 pub mod session;
 pub mod tree;
+pub mod warm;
 pub mod windows;
 pub mod x11;
 
@@ -36,6 +37,8 @@ pub struct LinuxDesktop {
     pub enabled_now: bool,
     /// Milliseconds spent connecting, for `--timing`.
     pub connect_ms: f64,
+    /// Per-app connections and caches kept between calls (long-lived processes only).
+    pub warm: Option<warm::Warm>,
 }
 
 impl std::fmt::Debug for LinuxDesktop {
@@ -94,6 +97,7 @@ impl LinuxDesktop {
             timeout,
             enabled_now: enabled.unwrap_or(false),
             connect_ms: t.elapsed().as_secs_f64() * 1000.0,
+            warm: None,
         })
     }
 
@@ -247,13 +251,24 @@ pub async fn read_window_with(
         ..tree::Limits::default()
     };
     let t = Instant::now();
-    let bus = d
-        .bus
-        .with_peer(&handle.owner)
-        .await
-        .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    let (bus, known) = match &d.warm {
+        Some(w) => {
+            let (bus, cache) = w
+                .app(&d.bus, &handle.owner)
+                .await
+                .map_err(|e| app_error(e, &window.app, d.timeout))?;
+            (bus, Some(cache))
+        }
+        None => (
+            d.bus
+                .with_peer(&handle.owner)
+                .await
+                .map_err(|e| app_error(e, &window.app, d.timeout))?,
+            None,
+        ),
+    };
     timing.push(("peer", t.elapsed().as_secs_f64() * 1000.0));
-    let (root, stats) = tree::read_subtree_with(&bus, &handle, limits, memo)
+    let (root, stats) = tree::read_subtree_with(&bus, &handle, limits, memo, known)
         .await
         .map_err(|e| app_error(e, &window.app, d.timeout))?;
     timing.push(("cache", stats.cache_ms));

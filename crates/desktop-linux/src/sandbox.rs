@@ -150,8 +150,12 @@ pub fn state_root() -> PathBuf {
     runtime_root().join("sandbox")
 }
 
-/// The ref map of the desktop in `DISPLAY` (one file per display).
+/// The ref map of the desktop in use: inside the sandbox's directory (so it goes with the
+/// sandbox), else one file per `DISPLAY`.
 pub fn refs_path() -> PathBuf {
+    if let Some(sb) = in_use() {
+        return sb.dir.join("refs.json");
+    }
     let display = std::env::var("DISPLAY").unwrap_or_else(|_| "none".into());
     let key: String = display
         .chars()

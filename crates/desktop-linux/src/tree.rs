@@ -17,7 +17,7 @@ type Ref = (String, OwnedObjectPath);
 
 /// One `Cache.GetItems` entry: `((so)(so)(so)iiassusau)`, decoded leniently (no name
 /// validation) so one odd entry cannot cost the whole cache.
-type CacheEntry = (
+pub(crate) type CacheEntry = (
     Ref,
     Ref,
     Ref,
@@ -103,7 +103,7 @@ pub async fn read_subtree(
     root: &Handle,
     limits: Limits,
 ) -> Result<(Node, Stats), CallError> {
-    read_subtree_with(bus, root, limits, None).await
+    read_subtree_with(bus, root, limits, None, None).await
 }
 
 /// [`read_subtree`], reusing (and refreshing) what `memo` knows of elements the cache lacks.
@@ -112,23 +112,25 @@ pub async fn read_subtree_with(
     root: &Handle,
     limits: Limits,
     memo: Option<&mut Memo>,
+    known: Option<AppCache>,
 ) -> Result<(Node, Stats), CallError> {
     let mut stats = Stats::default();
     let t = Instant::now();
-    let (cache, toolkit) = tokio::join!(
-        load_cache(bus, &root.owner),
-        bus.string_property(&root.owner, ROOT_PATH, APPLICATION, "ToolkitName")
-    );
-    let cache = cache?;
-    // Qt 5 crashes on Properties.GetAll: use it only with toolkits known to handle it.
-    let get_all = toolkit.is_ok_and(|t| GET_ALL_SAFE.iter().any(|k| t.eq_ignore_ascii_case(k)));
+    let AppCache {
+        items: cache,
+        get_all,
+    } = match known {
+        Some(k) => k,
+        None => fetch_app_cache(bus, &root.owner).await?,
+    };
+    let cache = cache.as_deref();
     stats.cache_ms = ms(t);
-    stats.cache_items = cache.as_ref().map_or(0, Vec::len);
+    stats.cache_items = cache.map_or(0, Vec::len);
 
     let mut arena: Vec<Slot> = Vec::new();
     let mut frontier: Vec<usize> = Vec::new();
     let t = Instant::now();
-    let index = cache.as_ref().and_then(|c| index_cache(c, &root.path));
+    let index = cache.and_then(|c| index_cache(c, &root.path));
     match &index {
         Some(ix) => {
             build_from_cache(
@@ -167,6 +169,28 @@ pub async fn read_subtree_with(
 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// What one `Cache.GetItems` call says about an app, and how to ask it about the rest.
+#[derive(Clone, Debug)]
+pub struct AppCache {
+    /// `None` when the app keeps no cache (Qt).
+    pub(crate) items: Option<std::sync::Arc<Vec<CacheEntry>>>,
+    /// Whether `Properties.GetAll` is safe with this toolkit (Qt 5 crashes on it).
+    pub(crate) get_all: bool,
+}
+
+/// The app's cache and toolkit, fetched together.
+pub async fn fetch_app_cache(bus: &Bus, owner: &str) -> Result<AppCache, CallError> {
+    let (cache, toolkit) = tokio::join!(
+        load_cache(bus, owner),
+        bus.string_property(owner, ROOT_PATH, APPLICATION, "ToolkitName")
+    );
+    let get_all = toolkit.is_ok_and(|t| GET_ALL_SAFE.iter().any(|k| t.eq_ignore_ascii_case(k)));
+    Ok(AppCache {
+        items: cache?.map(std::sync::Arc::new),
+        get_all,
+    })
 }
 
 /// `GetItems`, after `GetApplicationBusAddress` where needed: atk-bridge registers its

@@ -148,7 +148,10 @@ impl Server {
     async fn desktop(&self) -> Result<tokio::sync::MutexGuard<'_, Option<LinuxDesktop>>> {
         let mut guard = self.inner.desktop.lock().await;
         if guard.is_none() {
-            *guard = Some(LinuxDesktop::connect(self.inner.call_timeout).await?);
+            let mut d = LinuxDesktop::connect(self.inner.call_timeout).await?;
+            // A long-lived server keeps per-app connections and caches between calls.
+            d.warm = Some(desktop_linux::warm::Warm::default());
+            *guard = Some(d);
         }
         Ok(guard)
     }
