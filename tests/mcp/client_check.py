@@ -43,7 +43,7 @@ def error_of(res):
     return json.loads(text_of(res))
 
 
-async def exercise(call, list_tools):
+async def exercise(call, list_tools, progress_call=None):
     tools = {t.name: t for t in (await list_tools()).tools}
     expected = {"list_windows", "list_apps", "read", "find", "click", "type", "press", "focus", "scroll", "drag",
                 "set_value", "toggle", "action", "launch", "screenshot", "clipboard_get", "clipboard_set", "wait", "observe"}
@@ -119,6 +119,16 @@ async def exercise(call, list_tools):
     check(not res.is_error and structured(res)["count"] >= 1, f"find: {text_of(res)}")
     res = await call("wait", {"app": "chromium", "for_text": "Fixture Page", "timeout_ms": 2000})
     check(not res.is_error and structured(res)["matched"], "wait")
+    if progress_call is not None:
+        # A long wait reports progress when asked (hosts extend their timeout on it).
+        seen = []
+
+        async def on_progress(progress, total, message):
+            seen.append((progress, total))
+
+        res = await progress_call("wait", {"app": "chromium", "for_text": "never there", "timeout_ms": 2500}, on_progress)
+        check(error_of(res)["code"] == "TIMEOUT", "wait times out")
+        check(len(seen) >= 2 and seen[0][1] == 2500, f"progress notifications: {seen}")
     res = await call("observe", {"app": "chromium", "duration_s": 1})
     check(not res.is_error, text_of(res))
     events = structured(res)["events"]
@@ -138,7 +148,8 @@ async def main():
             async with ClientSession(r, w) as s:
                 init = await s.initialize()
                 check(init.server_info.name == "desktop-cli", "server name")
-                n = await exercise(s.call_tool, s.list_tools)
+                progress = lambda name, args, cb: s.call_tool(name, args, progress_callback=cb)
+                n = await exercise(s.call_tool, s.list_tools, progress)
     elif mode == "stdio-2026":
         async with Client(StdioServerParameters(command=binary, args=["mcp"]), mode="2026-07-28") as c:
             n = await exercise(c.call_tool, c.list_tools)
