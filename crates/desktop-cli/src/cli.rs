@@ -90,6 +90,8 @@ pub enum Command {
     Doctor,
     /// Serve every capability as MCP tools (stdio by default, or streamable HTTP).
     Mcp(McpArgs),
+    /// Carry out a goal in natural language: a model reads the UI and acts, step by step.
+    Agent(AgentArgs),
     /// Print the JSON Schema of a command's `data` (all commands when none is named).
     Schema {
         /// list, read, sandbox, doctor, error
@@ -515,4 +517,90 @@ pub struct McpArgs {
     /// Bearer token clients must send (Authorization: Bearer TOKEN); also DESKTOP_CLI_MCP_TOKEN.
     #[arg(long, env = "DESKTOP_CLI_MCP_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+}
+
+/// When the agent asks before acting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confirm {
+    /// Launching programs, typing into terminals, system key combos, apps outside --allow-app.
+    Risky,
+    /// Every action.
+    All,
+    /// No action (apps outside --allow-app are then refused instead of asked about).
+    Never,
+}
+
+/// How the model answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ToolFormat {
+    /// The provider's tool (function) calls with strict JSON schemas.
+    Native,
+    /// A JSON object {"steps":[...],"done":...} in the reply text, for models without tool calling.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// What to do, in plain words ("fill the form with ... and submit it").
+    #[arg(required_unless_present = "replay")]
+    pub goal: Option<String>,
+    /// The window to start in (default: the focused window).
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// anthropic, openai (Chat Completions) or openai-responses.
+    #[arg(long)]
+    pub provider: Option<String>,
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Used when the model keeps failing after the retries.
+    #[arg(long)]
+    pub fallback_model: Option<String>,
+    /// A server speaking the provider's protocol (llama.cpp, vLLM, Ollama): http://127.0.0.1:8080
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// Settings file (default ~/.config/desktop-cli/agent.toml).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<std::path::PathBuf>,
+    /// Most actions to take (default 20).
+    #[arg(long)]
+    pub max_steps: Option<u32>,
+    /// Longest model reply, in tokens (default 2048).
+    #[arg(long)]
+    pub max_tokens: Option<u32>,
+    /// Seconds to wait for one model reply (default 120).
+    #[arg(long, value_name = "S")]
+    pub model_timeout: Option<u64>,
+    /// Ask before: risky actions (default), all actions, or never.
+    #[arg(long, value_enum)]
+    pub confirm: Option<Confirm>,
+    /// Apps the agent may act on freely (repeat or comma-separate); others need confirmation.
+    #[arg(long = "allow-app", value_delimiter = ',')]
+    pub allow_apps: Vec<String>,
+    /// Plan and show the actions, act on nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Ask the model for the whole plan up front; run it without looking, fall back to the
+    /// loop when a step fails.
+    #[arg(long)]
+    pub plan: bool,
+    /// native tool calls, or the JSON step contract for models without tool calling.
+    #[arg(long, value_enum, default_value_t = ToolFormat::Native)]
+    pub tool_format: ToolFormat,
+    /// Send no screenshots (text-only models); the element tree alone.
+    #[arg(long)]
+    pub no_screenshot: bool,
+    /// Draw a coordinate grid on the screenshots.
+    #[arg(long)]
+    pub grid: bool,
+    /// Cap on the element tree sent each step, in tokens (default 6000).
+    #[arg(long, default_value_t = 6000)]
+    pub tree_tokens: usize,
+    /// Folder for this run's transcript and screenshots (default
+    /// ~/.local/state/desktop-cli/runs/<time>).
+    #[arg(long, value_name = "DIR")]
+    pub transcript: Option<std::path::PathBuf>,
+    /// Re-execute the actions a transcript recorded, finding elements again by role and name.
+    #[arg(long, value_name = "DIR", conflicts_with = "goal")]
+    pub replay: Option<std::path::PathBuf>,
 }

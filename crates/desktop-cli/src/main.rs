@@ -1,6 +1,7 @@
 //! desktop-cli: thin entry point. Parses options, points the process at the right desktop,
 //! runs one command on a single-threaded runtime and exits with its status.
 
+mod agent;
 mod cli;
 mod commands;
 mod mcp;

@@ -108,6 +108,17 @@ impl X {
         (reply.child != 0).then_some(reply.child)
     }
 
+    /// Where the pointer is, in screen coordinates.
+    pub fn pointer(&self) -> Result<(i32, i32)> {
+        let r = self
+            .conn
+            .query_pointer(self.root)
+            .map_err(x_err)?
+            .reply()
+            .map_err(x_err)?;
+        Ok((i32::from(r.root_x), i32::from(r.root_y)))
+    }
+
     pub fn move_pointer(&self, x: i32, y: i32) -> Result<()> {
         self.check_on_screen(x, y)?;
         self.fake(MOTION, 0, x as i16, y as i16)

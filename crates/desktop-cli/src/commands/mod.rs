@@ -79,6 +79,7 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
                 }
             }
         }
+        Command::Agent(a) => crate::agent::command(&g, out, a).await,
         Command::Sandbox(cmd) => sandbox::run(&g, out, cmd).await,
         Command::Doctor => doctor::run(&g, out).await,
         Command::Schema { command } => match crate::schema::get(command.as_deref()) {
@@ -148,7 +149,7 @@ pub(crate) struct Rendered<T> {
 
 /// Connects to the desktop with the global timeout, telling people when accessibility had
 /// to be switched on.
-async fn connect(g: &Global) -> Result<LinuxDesktop> {
+pub(crate) async fn connect(g: &Global) -> Result<LinuxDesktop> {
     let d = LinuxDesktop::connect(Duration::from_millis(g.call_timeout.max(1))).await?;
     if d.enabled_now {
         notice("accessibility was off; switched org.a11y.Status.IsEnabled on (apps started before may need a restart)");

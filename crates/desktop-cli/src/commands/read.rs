@@ -146,3 +146,16 @@ pub(crate) fn text(data: &desktop_core::ReadData) -> String {
     }
     s
 }
+
+/// The text tree, cut to about `max_tokens` (four characters a token) by showing fewer
+/// elements; the cut is marked in the text and in `shown`.
+pub(crate) fn capped_text(data: &mut desktop_core::ReadData, max_tokens: usize) -> String {
+    let mut out = text(data);
+    while out.len() / 4 > max_tokens && data.shown > 1 {
+        let keep = (data.shown * max_tokens * 4 / out.len().max(1)).clamp(1, data.shown - 1);
+        desktop_core::filter::number_and_cap(&mut data.elements, Some(keep));
+        data.shown = keep;
+        out = text(data);
+    }
+    out
+}

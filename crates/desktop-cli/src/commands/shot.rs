@@ -91,6 +91,16 @@ pub(crate) async fn take(
     a: ScreenshotArgs,
     format: Option<Format>,
 ) -> Result<Shot> {
+    take_with(d, a, format, None).await
+}
+
+/// As `take`, marking the elements of a read the caller already made (the ids it showed).
+pub(crate) async fn take_with(
+    d: &LinuxDesktop,
+    a: ScreenshotArgs,
+    format: Option<Format>,
+    known: Option<&desktop_core::ReadData>,
+) -> Result<Shot> {
     if !(0.1..=1.0).contains(&a.scale) || a.scale.is_nan() {
         return Err(
             Error::invalid_args(format!("--scale {} is outside 0.1-1.0", a.scale))
@@ -157,14 +167,21 @@ pub(crate) async fn take(
             visible_only: true,
             ..Filters::default()
         };
-        let data = match &window {
-            Some(w) => desktop_linux::read_window(d, w.clone(), &filters).await?,
-            None => d.read(&scope, &filters).await?,
+        let fresh;
+        let data = match (known, &window) {
+            (Some(k), _) => k,
+            (None, w) => {
+                fresh = match w {
+                    Some(w) => desktop_linux::read_window(d, w.clone(), &filters).await?,
+                    None => d.read(&scope, &filters).await?,
+                };
+                let path = sandbox::refs_path();
+                let mut map = RefMap::load(&path);
+                map.record(&fresh);
+                let _ = map.save(&path);
+                &fresh
+            }
         };
-        let path = sandbox::refs_path();
-        let mut map = RefMap::load(&path);
-        map.record(&data);
-        let _ = map.save(&path);
         for n in &data.elements {
             n.walk(&mut |e| {
                 if e.is_interactive() {

@@ -487,13 +487,7 @@ async fn read_tool(d: &LinuxDesktop, a: p::Read) -> Result<CallToolResult> {
     let mut data = d.read(&read::target(&args.target), &filters).await?;
     // The token cap: about four characters a token in the text tree.
     let max_tokens = a.max_tokens.unwrap_or(8000).max(100);
-    let mut text = read::text(&data);
-    while text.len() / 4 > max_tokens && data.shown > 1 {
-        let keep = (data.shown * max_tokens * 4 / text.len().max(1)).clamp(1, data.shown - 1);
-        desktop_core::filter::number_and_cap(&mut data.elements, Some(keep));
-        data.shown = keep;
-        text = read::text(&data);
-    }
+    let text = read::capped_text(&mut data, max_tokens);
     read::remember(&data);
     Ok(structured(&data, Some(text)))
 }
