@@ -62,7 +62,7 @@ fn atspi_at(env: &Env, app: &str, b: &Value) -> Value {
         .unwrap_or_else(|| panic!("pyatspi sees nothing at {b} in {app}"))
 }
 
-fn atspi_named(env: &Env, app: &str, role: &str, name: &str) -> Vec<Value> {
+pub(crate) fn atspi_named(env: &Env, app: &str, role: &str, name: &str) -> Vec<Value> {
     env.desk
         .atspi_dump(app, "")
         .into_iter()
@@ -81,7 +81,7 @@ fn wait_atspi(env: &Env, app: &str, role: &str, name: &str) {
     }
 }
 
-fn checked(e: &Value) -> bool {
+pub(crate) fn checked(e: &Value) -> bool {
     e["states"]
         .as_array()
         .unwrap()
@@ -159,7 +159,7 @@ fn toggle(env: &Env) {
 }
 
 /// The page's counter as pyatspi reads it.
-fn counter(env: &Env) -> u64 {
+pub(crate) fn counter(env: &Env) -> u64 {
     let dump = env.desk.atspi_dump("chromium", "");
     let at = dump
         .iter()

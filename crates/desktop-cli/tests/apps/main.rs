@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
 mod act;
+mod agent;
 mod errors;
 mod mcp;
 mod read;
@@ -41,6 +42,7 @@ fn main() {
     tests.extend(act::TESTS);
     tests.extend(see::TESTS);
     tests.extend(mcp::TESTS);
+    tests.extend(agent::TESTS);
     tests.extend(errors::TESTS);
     tests.extend(sandbox::TESTS);
     let trials = tests
