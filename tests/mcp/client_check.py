@@ -6,6 +6,7 @@ Exits non-zero with the failed check on stderr.
 """
 import asyncio
 import json
+import os
 import struct
 import subprocess
 import sys
@@ -16,6 +17,11 @@ from mcp.client.client import Client
 from mcp.client.stdio import stdio_client
 
 ROOT = __file__.rsplit("/tests/", 1)[0]
+
+
+# The SDK passes a server only a few safe variables (HOME, PATH, ...); the server must see
+# this test's sandbox, not whichever sandbox it would adopt by itself.
+SANDBOX_ENV = dict(os.environ)
 
 
 def check(cond, what):
@@ -143,7 +149,7 @@ async def exercise(call, list_tools, progress_call=None):
 async def main():
     binary, mode = sys.argv[1], sys.argv[2]
     if mode == "stdio":
-        params = StdioServerParameters(command=binary, args=["mcp"])
+        params = StdioServerParameters(command=binary, args=["mcp"], env=SANDBOX_ENV)
         async with stdio_client(params) as (r, w):
             async with ClientSession(r, w) as s:
                 init = await s.initialize()
@@ -151,7 +157,7 @@ async def main():
                 progress = lambda name, args, cb: s.call_tool(name, args, progress_callback=cb)
                 n = await exercise(s.call_tool, s.list_tools, progress)
     elif mode == "stdio-2026":
-        async with Client(StdioServerParameters(command=binary, args=["mcp"]), mode="2026-07-28") as c:
+        async with Client(StdioServerParameters(command=binary, args=["mcp"], env=SANDBOX_ENV), mode="2026-07-28") as c:
             n = await exercise(c.call_tool, c.list_tools)
     else:
         url = sys.argv[3]
