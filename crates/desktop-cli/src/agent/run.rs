@@ -74,6 +74,8 @@ struct Loop<'a> {
     taken: u32,
     turns: u32,
     tokens: (u64, u64),
+    /// Per model turn: tokens, latency, model.
+    usage: Vec<Value>,
     reminded: bool,
     repaired: bool,
     cut: bool,
@@ -99,6 +101,7 @@ pub async fn run(
         taken: 0,
         turns: 0,
         tokens: (0, 0),
+        usage: Vec::new(),
         reminded: false,
         repaired: false,
         cut: false,
@@ -121,6 +124,7 @@ pub async fn run(
         "steps": l.steps,
         "iterations": l.turns,
         "tokens": {"input": l.tokens.0, "output": l.tokens.1},
+        "usage": l.usage,
         "time_ms": time_ms,
         "transcript": l.log.dir().display().to_string(),
     });
@@ -205,6 +209,7 @@ impl Loop<'_> {
             Ok(r) => {
                 self.tokens.0 += r.input_tokens;
                 self.tokens.1 += r.output_tokens;
+                self.usage.push(json!({"turn": self.turns + 1, "input": r.input_tokens, "output": r.output_tokens, "latency_ms": r.latency_ms, "model": r.model}));
                 Ok(r)
             }
             Err(e) => {

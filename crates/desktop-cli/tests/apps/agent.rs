@@ -294,6 +294,12 @@ fn anthropic_form(env: &Env) {
     assert_eq!(d["iterations"], 3);
     assert_eq!(d["steps"].as_array().unwrap().len(), 3);
     assert_eq!(d["tokens"]["input"], 3000);
+    assert_eq!(
+        d["usage"].as_array().unwrap().len(),
+        3,
+        "tokens and latency per turn"
+    );
+    assert_eq!(d["usage"][0]["model"], "fake-model");
     // Read back: the field, the check box and the counter the normalized click hit.
     let user = atspi_named(env, "chromium", "entry", "Username");
     assert_eq!(user[0]["v"], json!(name), "{user:?}");
