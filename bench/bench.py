@@ -4,6 +4,7 @@
 Read speed: `desktop-cli read` (whole process, and in-process from its --timing line) against
 a pyatspi walk of the same window (in-process walk, and a whole python process walking with
 extents), on GTK3, Chromium and Qt5, interleaved run by run so drift hits both alike.
+Agent: a turn's overhead besides the model against a pyatspi-based agent's turn.
 Tokens: o200k counts of the elements of seed 000's compact JSON (every element: `--full
 --actions`), our default read, `read -i` as JSON and as text.
 """
@@ -275,6 +276,17 @@ def bench_mcp():
     return json.loads(r.stdout)
 
 
+def bench_agent():
+    """Agent turn overhead against a pyatspi-based agent's turn (bench/agent_bench.py)."""
+    if not os.path.exists(os.path.join(ROOT, ".tools/venv/bin/python")):
+        return None
+    r = subprocess.run([PY, os.path.join(ROOT, "bench/agent_bench.py"), BIN, str(max(RUNS // 2, 5))], capture_output=True, text=True)
+    if r.returncode != 0:
+        print("agent bench failed:", r.stdout, r.stderr[-2000:], file=sys.stderr)
+        return None
+    return json.loads(r.stdout)
+
+
 def main():
     procs = []
     try:
@@ -286,6 +298,7 @@ def main():
         acts = bench_actions()
         see = bench_see()
         mcp = bench_mcp()
+        agent = bench_agent()
     finally:
         for p in procs:
             p.terminate()
@@ -294,7 +307,7 @@ def main():
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 p.kill()
-    results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts, "see": see, "mcp": mcp}
+    results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts, "see": see, "mcp": mcp, "agent": agent}
     with open(os.path.join(ROOT, "bench/out/results.json"), "w") as f:
         json.dump(results, f, indent=1)
     print(f"read speed, median of {RUNS} runs (ms)\n")
@@ -329,6 +342,13 @@ def main():
         print("|---|---|---|---|")
         print(f"| read Chromium page (interactive, capped at 200) | {mcp['read_mcp_ms']:.1f} | {mcp['read_cli_ms']:.1f} | {mcp['read_cli_ms'] / mcp['read_mcp_ms']:.1f}x |")
         print(f"| click --id (GTK3 check box) | {mcp['click_mcp_ms']:.1f} | {mcp['click_cli_ms']:.1f} | {mcp['click_cli_ms'] / mcp['click_mcp_ms']:.1f}x |")
+    if agent:
+        o, p = agent["ours"], agent["peer"]
+        print(f"\nagent turn without the model, Chromium page, {o['turns']} turns (ms)\n")
+        print("| ours: observe (tree + marked JPEG) + act + transcript | pyatspi agent: walk with extents + import + xdotool click | ratio |")
+        print("|---|---|---|")
+        print(f"| {o['overhead_per_turn_ms']:.1f} | {p['per_turn_ms']:.1f} ({p['walk_ms']:.1f} + {p['screenshot_ms']:.1f} + {p['click_ms']:.1f}) | {p['per_turn_ms'] / o['overhead_per_turn_ms']:.1f}x |")
+        print(f"\nper request: screen text {o['screen_text_tokens']} tokens (o200k), screenshot {o['screenshot_bytes'] // 1024} KB, request {o['request_bytes'] // 1024} KB")
 
 
 def print_see(s):
