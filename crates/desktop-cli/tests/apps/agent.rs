@@ -31,6 +31,7 @@ pub const TESTS: &[(&str, Test)] = &[
         "agent::failed_step_is_reported_back_and_the_rest_skipped",
         failed_step,
     ),
+    ("agent::plan_runs_whole_without_looking", plan),
     ("agent::max_steps_ends_the_run", max_steps),
     ("agent::dry_run_acts_on_nothing", dry_run),
     (
@@ -567,6 +568,35 @@ fn failed_step(env: &Env) {
         .contains("skipped"));
 }
 
+fn plan(env: &Env) {
+    let before = (counter(env), agreed(env));
+    let fake = Fake::start(
+        "plan",
+        json!([{"calls": [
+            call("toggle", json!({"id": CHECK})),
+            call("click", json!({"id": INCREMENT})),
+            {"name": "done", "args": {"success": true, "summary": "planned and done"}},
+        ]}]),
+    );
+    let out = agent(
+        env,
+        &fake,
+        "openai",
+        "Tick I agree and press Increment",
+        &["--app", "chromium", "--plan"],
+        "",
+    );
+    let d = out.data();
+    assert_eq!(d["success"], true, "{}", out.stderr);
+    assert_eq!(
+        d["iterations"], 1,
+        "one model turn: the plan ran without looking again"
+    );
+    assert_eq!(fake.requests().len(), 1);
+    wait_until("Increment was clicked", || counter(env) == before.0 + 1);
+    assert_eq!(agreed(env), !before.1);
+}
+
 fn max_steps(env: &Env) {
     let before = counter(env);
     let click = json!({"calls": [call("click", json!({"id": INCREMENT}))]});
@@ -657,6 +687,26 @@ fn confirmation(env: &Env) {
     }
     assert!(marker.exists(), "an approved launch runs");
     let _ = std::fs::remove_file(&marker);
+    drop(fake);
+
+    // A system key combo is risky too: declined, nothing pressed.
+    let fake = Fake::start(
+        "combo",
+        json!([{"calls": [call("press_keys", json!({"keys": "ctrl+alt+delete"}))]}, done(false, "declined")]),
+    );
+    let out = agent(
+        env,
+        &fake,
+        "anthropic",
+        "Open the task manager",
+        &["--app", "chromium"],
+        "no\n",
+    );
+    assert_eq!(out.data()["steps"][0]["executed"], false);
+    assert!(out.data()["steps"][0]["risk"]
+        .as_str()
+        .unwrap()
+        .contains("system key combo"));
     drop(fake);
 
     // With --confirm never, apps outside --allow-app are refused, not asked about.
