@@ -12,6 +12,7 @@ mod safety;
 mod screen;
 mod tools;
 mod transcript;
+mod wire;
 
 use crate::cli::{AgentArgs, Confirm, Global, ToolFormat};
 use crate::output::Out;

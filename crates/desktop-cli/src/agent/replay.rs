@@ -4,11 +4,10 @@
 //! that cannot be found or fails.
 
 use super::exec;
-use super::run::has_redacted;
 use super::safety::{self, Place, Verdict};
 use super::screen::{self, Screen};
 use super::tools::{self, Act, Space, Spot};
-use super::transcript;
+use super::transcript::{self, has_redacted};
 use crate::cli::{Confirm, TargetArgs};
 use crate::output::notice;
 use desktop_core::{Result, Target};

@@ -9,8 +9,8 @@ use super::exec;
 use super::model::{Call, Message, Outcome, Part, Provider, Reply, Stop};
 use super::safety::{self, KillSwitch, Place, Verdict};
 use super::screen::{self, Screen};
-use super::tools::{self, Act, Space, Spot, Step};
-use super::transcript::{Transcript, REDACTED};
+use super::tools::{self, Act, Step};
+use super::transcript::Transcript;
 use crate::cli::{Confirm, TargetArgs};
 use crate::output::notice;
 use base64::Engine;
@@ -523,7 +523,7 @@ impl Loop<'_> {
         if let Some(r) = &risk {
             record["risk"] = json!(r);
         }
-        let (refs, points) = anchors(screen, &step.act);
+        let (refs, points) = screen::anchors(screen, &step.act);
         let mut event = json!({"step": n, "tool": call.name, "args": call.args, "refs": refs, "points": points,
             "window": screen.data.as_ref().map(|d| json!({"app": d.window.app, "title": d.window.title}))});
         let verdict = if self.o.dry_run {
@@ -583,47 +583,4 @@ impl Loop<'_> {
         self.steps.push(record);
         result
     }
-}
-
-/// What a replay needs to find a step's targets again: each element's role and name, and
-/// each point in screen pixels.
-pub fn anchors(screen: &Screen, act: &Act) -> (Value, Value) {
-    let mut refs = serde_json::Map::new();
-    let mut points = serde_json::Map::new();
-    let mut note = |key: &str, spot: &Spot| match spot {
-        Spot::Element(id) => {
-            if let Some(n) = screen.element(*id) {
-                refs.insert(key.into(), json!({"r": n.role.short(), "n": n.name}));
-            }
-        }
-        Spot::Point { x, y, space } => {
-            let p = match (space, screen.frame) {
-                (Space::Screen, _) => Some((x.round() as i32, y.round() as i32)),
-                (_, Some(f)) => Some(f.to_screen(*x, *y, *space)),
-                _ => None,
-            };
-            if let Some((sx, sy)) = p {
-                points.insert(key.into(), json!([sx, sy]));
-            }
-        }
-    };
-    match act {
-        Act::Click { at, .. } => note("at", at),
-        Act::Scroll { at: Some(at), .. } => note("at", at),
-        Act::Drag { from, to } => {
-            note("from", from);
-            note("to", to);
-        }
-        Act::TypeText { id: Some(id), .. }
-        | Act::Focus { id }
-        | Act::SetValue { id, .. }
-        | Act::Toggle { id } => note("at", &Spot::Element(*id)),
-        _ => {}
-    }
-    (Value::Object(refs), Value::Object(points))
-}
-
-/// True when a recorded argument was blanked (a secret the replay cannot know).
-pub fn has_redacted(args: &Value) -> bool {
-    args.to_string().contains(REDACTED)
 }

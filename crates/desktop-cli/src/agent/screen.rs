@@ -3,11 +3,12 @@
 //! screenshot marked with the same ids, with the mapping from its pixels to the screen.
 //! Everything read off the screen is framed as untrusted data.
 
-use super::tools::Space;
+use super::tools::{Act, Space, Spot};
 use crate::cli::{Format, ScreenshotArgs, TargetArgs};
 use crate::commands::{read, shot};
 use desktop_core::{Desktop, Filters, Node, ReadData, Target};
 use desktop_linux::LinuxDesktop;
+use serde_json::{json, Value};
 
 /// How screenshot pixels map to the screen.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -191,6 +192,44 @@ pub async fn observe(d: &LinuxDesktop, window: &TargetArgs, o: &Options) -> Scre
         frame,
         image,
     }
+}
+
+/// What a replay needs to find a step's targets again: each element's role and name, and
+/// each point in screen pixels.
+pub fn anchors(screen: &Screen, act: &Act) -> (Value, Value) {
+    let mut refs = serde_json::Map::new();
+    let mut points = serde_json::Map::new();
+    let mut note = |key: &str, spot: &Spot| match spot {
+        Spot::Element(id) => {
+            if let Some(n) = screen.element(*id) {
+                refs.insert(key.into(), json!({"r": n.role.short(), "n": n.name}));
+            }
+        }
+        Spot::Point { x, y, space } => {
+            let p = match (space, screen.frame) {
+                (Space::Screen, _) => Some((x.round() as i32, y.round() as i32)),
+                (_, Some(f)) => Some(f.to_screen(*x, *y, *space)),
+                _ => None,
+            };
+            if let Some((sx, sy)) = p {
+                points.insert(key.into(), json!([sx, sy]));
+            }
+        }
+    };
+    match act {
+        Act::Click { at, .. } => note("at", at),
+        Act::Scroll { at: Some(at), .. } => note("at", at),
+        Act::Drag { from, to } => {
+            note("from", from);
+            note("to", to);
+        }
+        Act::TypeText { id: Some(id), .. }
+        | Act::Focus { id }
+        | Act::SetValue { id, .. }
+        | Act::Toggle { id } => note("at", &Spot::Element(*id)),
+        _ => {}
+    }
+    (Value::Object(refs), Value::Object(points))
 }
 
 #[cfg(test)]

@@ -132,6 +132,11 @@ pub fn actions(dir: &Path) -> Result<Vec<Value>> {
         .collect())
 }
 
+/// True when a recorded argument was blanked (a secret the replay cannot know).
+pub fn has_redacted(args: &Value) -> bool {
+    args.to_string().contains(REDACTED)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
