@@ -28,6 +28,10 @@ pub const TESTS: &[(&str, Test)] = &[
         refusal_and_max_tokens,
     ),
     (
+        "agent::ask_user_and_text_only_replies_end_the_run",
+        ask_user,
+    ),
+    (
         "agent::failed_step_is_reported_back_and_the_rest_skipped",
         failed_step,
     ),
@@ -520,6 +524,40 @@ fn refusal_and_max_tokens(env: &Env) {
     assert_eq!(out.data()["steps"], json!([]));
     assert_eq!(agreed(env), before, "a cut-off reply runs nothing");
     assert!(all_text(&fake.requests()[1]).contains("cut off at the token limit"));
+}
+
+fn ask_user(env: &Env) {
+    // Without a terminal to answer on, a question ends the run and is handed to the caller.
+    let question = json!({"calls": [{"name": "ask_user", "args": {"question": "Which account?"}}]});
+    let fake = Fake::start("ask", json!([question]));
+    let out = agent(
+        env,
+        &fake,
+        "openai-responses",
+        "Sign in",
+        &["--app", "chromium"],
+        "",
+    );
+    assert_eq!(out.code, 1);
+    assert_eq!(out.data()["stop"], "ask_user");
+    assert_eq!(out.data()["message"], "Which account?");
+    drop(fake);
+
+    // Text instead of a tool call: one reminder, then the run ends.
+    let talk = json!({"text": "I think the form is filled."});
+    let fake = Fake::start("talk", json!([talk.clone(), talk]));
+    let out = agent(
+        env,
+        &fake,
+        "anthropic",
+        "Fill the form",
+        &["--app", "chromium"],
+        "",
+    );
+    assert_eq!(out.data()["stop"], "no_action");
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 2);
+    assert!(all_text(&reqs[1]).contains("Act with the tools"));
 }
 
 fn failed_step(env: &Env) {
