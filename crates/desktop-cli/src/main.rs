@@ -43,7 +43,9 @@ fn run() -> i32 {
     // Before any thread exists: adopting a sandbox sets this process's environment.
     // `sandbox` commands manage sandboxes themselves and must not inherit one's addresses.
     if !matches!(cli.command, cli::Command::Sandbox(_)) {
-        desktop_linux::session::adopt_sandbox();
+        if let Err(e) = desktop_linux::session::adopt_sandbox() {
+            return out.err(&command_name(), &e);
+        }
     }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -60,6 +62,15 @@ fn run() -> i32 {
     rt.block_on(commands::dispatch(cli, out))
 }
 
+/// The command as typed (the first word that is not an option), for envelopes written
+/// before the command runs.
+fn command_name() -> String {
+    std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .unwrap_or_else(|| "desktop-cli".into())
+}
+
 /// Help and version go to stdout as clap prints them; any other parse failure becomes an
 /// INVALID_ARGS envelope with exit status 2.
 fn usage_error(e: &clap::Error) -> i32 {
@@ -74,10 +85,8 @@ fn usage_error(e: &clap::Error) -> i32 {
         return 0;
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let command = args
-        .iter()
-        .find(|a| !a.starts_with('-'))
-        .map_or("desktop-cli", String::as_str);
+    let command = command_name();
+    let command = command.as_str();
     let message = e.render().to_string();
     let first = message
         .lines()

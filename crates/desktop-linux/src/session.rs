@@ -13,20 +13,40 @@ const A11Y_PATH: &str = "/org/a11y/bus";
 const A11Y_STATUS: &str = "org.a11y.Status";
 
 /// Points this process at the sandbox when `DISPLAY` is unset (or `DESKTOP_CLI_SANDBOX`
-/// names one), so everything after, X and D-Bus alike, talks to it.
+/// names one), so everything after, X and D-Bus alike, talks to it. With several sandboxes
+/// running and none named, it refuses rather than guess which desktop to act on.
 ///
 /// Must run before any thread starts: it sets environment variables of this process.
-pub fn adopt_sandbox() -> Option<Sandbox> {
+pub fn adopt_sandbox() -> Result<Option<Sandbox>> {
     let asked = std::env::var_os("DESKTOP_CLI_SANDBOX").is_some();
     let has_display = std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty());
     if has_display && !asked {
-        return None;
+        return Ok(None);
     }
-    let sandbox = sandbox::current()?;
+    if !asked {
+        let running: Vec<String> = sandbox::all()
+            .into_iter()
+            .filter(Sandbox::alive)
+            .map(|s| format!(":{}", s.display))
+            .collect();
+        if running.len() > 1 {
+            return Err(Error::new(
+                ErrorCode::AmbiguousTarget,
+                format!("{} sandboxes are running ({}) and no DISPLAY is set", running.len(), running.join(", ")),
+            )
+            .suggest(format!(
+                "Choose one with DESKTOP_CLI_SANDBOX={} (or eval \"$(desktop-cli sandbox env --display N)\"), or stop the others with `desktop-cli sandbox down --display N`",
+                running[0]
+            )));
+        }
+    }
+    let Some(sandbox) = sandbox::current() else {
+        return Ok(None);
+    };
     for (key, value) in sandbox.env() {
         std::env::set_var(key, value);
     }
-    Some(sandbox)
+    Ok(Some(sandbox))
 }
 
 fn unavailable(why: impl std::fmt::Display) -> Error {

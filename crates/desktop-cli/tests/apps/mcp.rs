@@ -242,22 +242,30 @@ fn initialize(addr: &str, port: u16, host: &str) -> u16 {
         .unwrap_or(0)
 }
 
-fn inspector(env: &Env) {
+/// Runs the Inspector CLI against `desktop-cli mcp`. It starts the server with its own
+/// environment, so the sandbox's variables are handed over with `-e`.
+fn inspect(env: &Env, method: &[&str]) -> Output {
     let bin = node_bin();
     let npx = tools().join("node/node_modules/.bin/mcp-inspector");
-    let out = run(
-        env,
-        &bin.join("node"),
-        &[
-            npx.to_str().unwrap(),
-            "--cli",
-            BIN,
-            "mcp",
-            "--method",
-            "tools/list",
-        ],
-        Some(&bin),
-    );
+    let pairs: Vec<String> = env
+        .desk
+        .env()
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let mut args = vec![npx.to_str().unwrap().to_string(), "--cli".into()];
+    for p in pairs {
+        args.push("-e".into());
+        args.push(p);
+    }
+    args.extend([BIN.to_string(), "mcp".into()]);
+    args.extend(method.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(env, &bin.join("node"), &args, Some(&bin))
+}
+
+fn inspector(env: &Env) {
+    let out = inspect(env, &["--method", "tools/list"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -266,32 +274,16 @@ fn inspector(env: &Env) {
     );
     let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON from the inspector");
     assert_eq!(v["tools"].as_array().map(Vec::len), Some(19));
-    let out = run(
+    let out = inspect(
         env,
-        &bin.join("node"),
-        &[
-            npx.to_str().unwrap(),
-            "--cli",
-            BIN,
-            "mcp",
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "list_windows",
-        ],
-        Some(&bin),
+        &["--method", "tools/call", "--tool-name", "list_windows"],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "inspector tools/call: {stdout}");
     assert!(stdout.contains("Fixture Page - Chromium"), "{stdout}");
-    let out = run(
+    let out = inspect(
         env,
-        &bin.join("node"),
         &[
-            npx.to_str().unwrap(),
-            "--cli",
-            BIN,
-            "mcp",
             "--method",
             "tools/call",
             "--tool-name",
@@ -299,7 +291,6 @@ fn inspector(env: &Env) {
             "--tool-arg",
             "app=no-such-app",
         ],
-        Some(&bin),
     );
     assert_eq!(
         out.status.code(),

@@ -67,6 +67,19 @@ fn second_sandbox(env: &Env) {
         Some(0),
         "{v}"
     );
+    // With two running and none named, a command refuses to guess which desktop to act on.
+    let out = std::process::Command::new(crate::BIN)
+        .args(["list"])
+        .env_remove("DISPLAY")
+        .env_remove("DESKTOP_CLI_SANDBOX")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "AMBIGUOUS_TARGET", "{v}");
+    assert!(v["error"]["suggestion"]
+        .as_str()
+        .unwrap()
+        .contains("DESKTOP_CLI_SANDBOX"));
     let down = env.desk.cli(&["sandbox", "down", "--display", &n]).data();
     drop(guard);
     assert_eq!(down["stopped"][0].as_u64().unwrap().to_string(), n);
