@@ -593,6 +593,10 @@ pub struct AgentArgs {
     /// Draw a coordinate grid on the screenshots.
     #[arg(long)]
     pub grid: bool,
+    /// Put each element's screen rectangle in the tree sent to the model (always without a
+    /// screenshot); by default the screenshot shows where things are, at half the tokens.
+    #[arg(long)]
+    pub tree_bounds: bool,
     /// Cap on the element tree sent each step, in tokens (default 6000).
     #[arg(long, default_value_t = 6000)]
     pub tree_tokens: usize,

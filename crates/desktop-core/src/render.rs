@@ -131,14 +131,20 @@ pub fn shown_actions(n: &Node) -> impl Iterator<Item = &str> {
 /// An indented, human-readable tree, one element a line: `12 btn "Save" 10,20,80,24 focused`
 /// (id, role, name, `= value`, bounds x,y,w,h, states, `-- description`).
 pub fn text_tree(nodes: &[Node]) -> String {
+    text_tree_with(nodes, true)
+}
+
+/// The text tree, with or without each element's screen rectangle (about half the tokens
+/// of a typical line; a reader that also has a screenshot may not need it).
+pub fn text_tree_with(nodes: &[Node], bounds: bool) -> String {
     let mut out = String::new();
     for n in nodes {
-        text_node(&mut out, n, 0);
+        text_node(&mut out, n, 0, bounds);
     }
     out
 }
 
-fn text_node(out: &mut String, n: &Node, depth: usize) {
+fn text_node(out: &mut String, n: &Node, depth: usize, bounds: bool) {
     let _ = write!(
         out,
         "{:indent$}{} {}",
@@ -155,7 +161,7 @@ fn text_node(out: &mut String, n: &Node, depth: usize) {
     } else if n.is_secure() {
         out.push_str(" = (hidden)");
     }
-    if let Some(b) = n.bounds.filter(Rect::is_valid) {
+    if let Some(b) = n.bounds.filter(|b| bounds && b.is_valid()) {
         let _ = write!(out, " {},{},{},{}", b.x, b.y, b.w, b.h);
     }
     let st = n.states;
@@ -189,7 +195,7 @@ fn text_node(out: &mut String, n: &Node, depth: usize) {
     }
     out.push('\n');
     for c in &n.children {
-        text_node(out, c, depth + 1);
+        text_node(out, c, depth + 1, bounds);
     }
 }
 

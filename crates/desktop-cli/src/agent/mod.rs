@@ -83,6 +83,7 @@ async fn start(g: &Global, a: AgentArgs) -> Result<Value> {
         json_contract: a.tool_format == ToolFormat::Json,
         screen: screen::Options {
             tree_tokens: a.tree_tokens,
+            bounds: a.tree_bounds || a.no_screenshot,
             screenshot: !a.no_screenshot,
             grid: a.grid,
         },

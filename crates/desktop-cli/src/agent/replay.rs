@@ -110,6 +110,7 @@ pub async fn run(d: &LinuxDesktop, dir: &Path, o: Options) -> Result<Value> {
     let mut failure = None;
     let look = screen::Options {
         tree_tokens: 100_000,
+        bounds: false,
         screenshot: false,
         grid: false,
     };

@@ -80,6 +80,9 @@ impl Screen {
 
 pub struct Options {
     pub tree_tokens: usize,
+    /// Screen rectangles in the tree: off by default, since the screenshot shows where things
+    /// are and screen pixels in the text invite mixing them up with screenshot pixels.
+    pub bounds: bool,
     pub screenshot: bool,
     pub grid: bool,
 }
@@ -120,7 +123,7 @@ pub async fn observe(d: &LinuxDesktop, window: &TargetArgs, o: &Options) -> Scre
     };
     let (data, tree) = match first {
         Ok(mut data) => {
-            let text = read::capped_text(&mut data, o.tree_tokens.max(200));
+            let text = read::capped_text(&mut data, o.tree_tokens.max(200), o.bounds);
             read::remember(&data);
             (Some(data), text)
         }

@@ -487,7 +487,7 @@ async fn read_tool(d: &LinuxDesktop, a: p::Read) -> Result<CallToolResult> {
     let mut data = d.read(&read::target(&args.target), &filters).await?;
     // The token cap: about four characters a token in the text tree.
     let max_tokens = a.max_tokens.unwrap_or(8000).max(100);
-    let text = read::capped_text(&mut data, max_tokens);
+    let text = read::capped_text(&mut data, max_tokens, true);
     read::remember(&data);
     Ok(structured(&data, Some(text)))
 }
