@@ -24,14 +24,17 @@ A string argument "$id:REGEX" becomes the id of the first line of the latest scr
 the agent sent that matches REGEX (the tree lines read `ID role "name" ...`).
 """
 
+import collections.abc
 import json
 import re
 import sys
 import time
+import types
 import typing
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pydantic
+import typing_extensions as tx
 from anthropic.types import Message, message_create_params
 from openai.types.chat import ChatCompletion, completion_create_params
 from openai.types.responses import Response, response_create_params
@@ -56,10 +59,74 @@ def consume(v):
     return v
 
 
+WRAPPERS = {tx.Required, tx.NotRequired, tx.Annotated, tx.ReadOnly, typing.Required, typing.NotRequired, typing.Annotated}
+SEQUENCES = {list, tuple, collections.abc.Iterable, collections.abc.Sequence}
+SCALARS = {str: str, int: int, float: (int, float), bool: bool}
+
+
+def is_model(tp):
+    return isinstance(tp, type) and issubclass(tp, pydantic.BaseModel)
+
+
+def fits(value, tp):
+    """Whether a value has the shape of a type at all (which union member to hold it to)."""
+    while tx.get_origin(tp) in WRAPPERS:
+        tp = tx.get_args(tp)[0]
+    origin = tx.get_origin(tp)
+    if tx.is_typeddict(tp) or origin in (dict, collections.abc.Mapping) or is_model(tp):
+        return isinstance(value, dict)
+    if origin in SEQUENCES:
+        return isinstance(value, list)
+    if origin in (typing.Literal, tx.Literal):
+        return value in tx.get_args(tp)
+    if tp in SCALARS:
+        return isinstance(value, SCALARS[tp])
+    if tp is type(None):
+        return value is None
+    return True
+
+
+def unknown_keys(value, tp, path="body"):
+    """Keys the SDK's TypedDicts do not define, at any depth (pydantic lets them through, the
+    real APIs refuse them). A union is satisfied by any member of the value's shape without
+    unknown keys."""
+    while tx.get_origin(tp) in WRAPPERS:
+        tp = tx.get_args(tp)[0]
+    origin = tx.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        best = None
+        for member in tx.get_args(tp):
+            if not fits(value, member):
+                continue
+            errs = unknown_keys(value, member, path)
+            if not errs:
+                return []
+            if best is None or len(errs) < len(best):
+                best = errs
+        return best or []
+    if tx.is_typeddict(tp) or is_model(tp):
+        if not isinstance(value, dict):
+            return []
+        if is_model(tp):
+            hints = {(f.alias or k): f.annotation for k, f in tp.model_fields.items()}
+        else:
+            hints = tx.get_type_hints(tp, include_extras=True)
+        errs = [f"{path}.{k}: not a field of {tp.__name__}" for k in value if k not in hints]
+        for k, v in value.items():
+            if k in hints:
+                errs += unknown_keys(v, hints[k], f"{path}.{k}")
+        return errs
+    if origin in SEQUENCES and isinstance(value, list):
+        args = tx.get_args(tp)
+        return [e for i, x in enumerate(value) for e in (unknown_keys(x, args[0], f"{path}.{i}") if args else [])]
+    if origin in (typing.Literal, tx.Literal) and value not in tx.get_args(tp):
+        # Also what tells union members apart ("type", "role").
+        return [f"{path}: {value!r} is not one of {tx.get_args(tp)}"]
+    return []
+
+
 def validate_request(path, body):
-    errors = []
-    known = set(typing.get_type_hints(REQUESTS[path]).keys())
-    errors += [f"unknown top-level key {k!r}" for k in body if k not in known]
+    errors = unknown_keys(body, REQUESTS[path])
     try:
         consume(ADAPTERS[path].validate_python(body))
     except pydantic.ValidationError as e:

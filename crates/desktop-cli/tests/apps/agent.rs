@@ -329,7 +329,10 @@ fn anthropic_form(env: &Env) {
         );
         assert!(all_text(r).contains("<screen_data note="));
         // Ids, roles and names, without screen rectangles: the screenshot shows places.
-        assert!(all_text(r).contains(r#"btn \"Increment\"\n"#), "{}", all_text(r));
+        assert!(
+            all_text(r).contains(r#"btn \"Sign In\"\n"#),
+            "tree lines carry no rectangles"
+        );
         assert!(!all_text(r).contains("hunter2-secret"));
         assert!(r["body"]["tools"]
             .as_array()
