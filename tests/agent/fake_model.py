@@ -8,7 +8,8 @@ Serves the three protocols desktop-cli's agent speaks on 127.0.0.1:
 
 Every request is validated against the official SDK types (PyPI `anthropic`, `openai`):
 the request TypedDicts through pydantic with every nested iterable consumed (so images and
-tool results are really checked), unknown top-level keys refused, plus the protocol rules
+tool results are really checked), keys the types do not define refused at any depth, plus
+the protocol rules
 the real APIs enforce (each tool call answered by a result with its id). A bad request gets
 HTTP 400 and is recorded with its errors. Each answer is the next scripted turn, rendered
 in the protocol's format and validated as the SDK's response model before it is sent.
