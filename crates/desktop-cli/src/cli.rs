@@ -92,6 +92,10 @@ pub enum Command {
     Mcp(McpArgs),
     /// Carry out a goal in natural language: a model reads the UI and acts, step by step.
     Agent(AgentArgs),
+    /// Internal: stay a client of every accessibility app of the bus in
+    /// AT_SPI_BUS_ADDRESS until the bus goes (started by the first command that needs it).
+    #[command(hide = true)]
+    Keeper,
     /// Print the JSON Schema of a command's `data` (all commands when none is named).
     Schema {
         /// list, read, sandbox, doctor, error

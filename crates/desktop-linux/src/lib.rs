@@ -9,7 +9,9 @@ pub mod clipboard;
 pub mod convert;
 pub mod events;
 pub mod hydrate;
+pub mod identity;
 pub mod input;
+pub mod keeper;
 pub mod launch;
 pub mod procs;
 pub mod sandbox;
@@ -30,6 +32,8 @@ use x11::X;
 /// A connection to one desktop: the accessibility bus and (when there is one) X11.
 pub struct LinuxDesktop {
     pub bus: Bus,
+    /// The accessibility bus's address (identities and the keeper are per bus).
+    pub address: String,
     pub x: Option<X>,
     pub timeout: Duration,
     /// This process switched `org.a11y.Status.IsEnabled` on (apps started earlier may
@@ -93,6 +97,7 @@ impl LinuxDesktop {
         })?;
         Ok(Self {
             bus,
+            address: addr,
             x,
             timeout,
             enabled_now: enabled.unwrap_or(false),

@@ -80,6 +80,7 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
             }
         }
         Command::Agent(a) => crate::agent::command(&g, out, a).await,
+        Command::Keeper => keeper().await,
         Command::Sandbox(cmd) => sandbox::run(&g, out, cmd).await,
         Command::Doctor => doctor::run(&g, out).await,
         Command::Schema { command } => match crate::schema::get(command.as_deref()) {
@@ -148,11 +149,46 @@ pub(crate) struct Rendered<T> {
 }
 
 /// Connects to the desktop with the global timeout, telling people when accessibility had
-/// to be switched on.
+/// to be switched on, and makes sure the bus has its keeper.
 pub(crate) async fn connect(g: &Global) -> Result<LinuxDesktop> {
     let d = LinuxDesktop::connect(Duration::from_millis(g.call_timeout.max(1))).await?;
     if d.enabled_now {
         notice("accessibility was off; switched org.a11y.Status.IsEnabled on (apps started before may need a restart)");
     }
+    ensure_keeper(&d);
     Ok(d)
+}
+
+/// Starts the keeper of this accessibility bus if none runs (see `desktop_linux::keeper`:
+/// without a lasting client, a command that ends while Chromium handles typed keys crashes
+/// the browser). A failure to start it is reported and does not stop the command.
+pub(crate) fn ensure_keeper(d: &LinuxDesktop) {
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) => return notice(&format!("cannot start the accessibility keeper: {e}")),
+    };
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("keeper");
+    if let Err(e) = desktop_linux::keeper::ensure(&d.address, cmd, Duration::from_secs(1)) {
+        notice(&e.message);
+    }
+}
+
+/// The hidden `keeper` command: runs until the accessibility bus goes away.
+async fn keeper() -> i32 {
+    let Ok(address) = std::env::var("AT_SPI_BUS_ADDRESS") else {
+        return 2;
+    };
+    let ready = || {
+        use std::io::Write;
+        let mut out = std::io::stdout();
+        let _ = out.write_all(b"ready\n").and_then(|()| out.flush());
+    };
+    match desktop_linux::keeper::run(&address, ready).await {
+        Ok(()) => 0,
+        Err(e) => {
+            notice(&e.message);
+            1
+        }
+    }
 }

@@ -149,6 +149,7 @@ impl Server {
         let mut guard = self.inner.desktop.lock().await;
         if guard.is_none() {
             let mut d = LinuxDesktop::connect(self.inner.call_timeout).await?;
+            crate::commands::ensure_keeper(&d);
             // A long-lived server keeps per-app connections and caches between calls.
             d.warm = Some(desktop_linux::warm::Warm::default());
             *guard = Some(d);
