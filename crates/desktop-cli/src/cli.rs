@@ -286,9 +286,13 @@ pub struct TypeArgs {
     /// Milliseconds between keystrokes.
     #[arg(long, default_value_t = 0, value_name = "MS")]
     pub delay: u64,
-    /// Focus this element (id from the last read) first.
+    /// Type into this element (id from the last read): it is focused first, and the text
+    /// goes after its existing text (on every toolkit).
     #[arg(long)]
     pub id: Option<u32>,
+    /// With --id: replace the element's whole text instead of adding to it.
+    #[arg(long, requires = "id")]
+    pub replace: bool,
 }
 
 #[derive(Debug, Args)]

@@ -19,6 +19,20 @@ pub enum Route {
     System,
 }
 
+/// What an action is known to have done, checked by reading the app back after it settled.
+/// A change that was expected and did not happen is not an effect: the action fails with
+/// `ACTION_FAILED` and the state that was observed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effect {
+    /// The intended change was observed: the text is in the field, the value is set, the
+    /// check state flipped, the focus moved, the element came into view.
+    Confirmed,
+    /// Nothing observable to compare (a button press whose outcome only the app knows, a
+    /// key combo, a wheel turn); the app had taken the input when the action answered.
+    Unverifiable,
+}
+
 /// The parts of an element's state an action can change, compared before and after.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct ElementState {
@@ -108,14 +122,19 @@ impl Serialize for Acted {
 
 /// `data` of `click`, `type`, `press`, `focus`, `scroll`, `drag`, `set-value`, `toggle`,
 /// `action`, `launch`:
-/// `{"action":"click","id":12,"route":"a11y","element":{"r":"chk","t":"Agree"},
-///   "post_state":{"r":"chk","k":true}}`. `post_state` is omitted when nothing changed.
+/// `{"action":"click","id":12,"route":"a11y","effect":"confirmed",
+///   "element":{"r":"chk","t":"Agree"},"post_state":{"r":"chk","k":true}}`.
+///
+/// Every action answers only after the app has taken it in (input consumed, text or state
+/// changed, events quiet), so a `read` right after sees its result. `post_state` is read
+/// after that and omitted when nothing about the element changed.
 #[derive(Clone, Debug, Serialize)]
 pub struct ActionResult {
     pub action: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<u32>,
     pub route: Route,
+    pub effect: Effect,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub element: Option<Acted>,
     /// The recorded handle was gone and the element was found again by its fingerprint.
@@ -134,6 +153,7 @@ impl ActionResult {
             action,
             id: None,
             route,
+            effect: Effect::Unverifiable,
             element: None,
             rematched: false,
             post_state: None,

@@ -13,6 +13,7 @@ pub mod identity;
 pub mod input;
 pub mod keeper;
 pub mod launch;
+pub mod ping;
 pub mod procs;
 pub mod sandbox;
 pub mod session;

@@ -93,6 +93,7 @@ pub async fn run(
                 key: None,
                 delay: 0,
                 id: *id,
+                replace: false,
             };
             plain(value(act::type_text(d, a).await?))
         }

@@ -12,7 +12,7 @@ use desktop_core::keys::Combo;
 use desktop_core::refs::RefMap;
 use desktop_core::role::SHORT_NAMES;
 use desktop_core::{Error, Result, Role};
-use desktop_linux::act::Live;
+use desktop_linux::act::{Live, TypeOptions};
 use desktop_linux::input::{Button, Wheel};
 use desktop_linux::{sandbox, LinuxDesktop};
 use std::time::Duration;
@@ -122,24 +122,34 @@ pub async fn type_text(d: &LinuxDesktop, a: TypeArgs) -> Result<ActionResult> {
                 .suggest("Or type text into it: type --id N \"text\""));
         }
         let window = scoped_window(d, &a.target).await?;
-        return d.press(window.as_ref(), &combo).map(|mut r| {
-            r.action = "type";
-            r
-        });
+        return d
+            .press(window.as_ref(), std::slice::from_ref(&combo))
+            .await
+            .map(|mut r| {
+                r.action = "type";
+                r
+            });
     }
     let text = a.input.or(a.text).ok_or_else(|| {
         Error::invalid_args("nothing to type")
             .suggest("Give the text: type \"hello\" (or --text, or --key COMBO)")
     })?;
-    let delay = Duration::from_millis(a.delay.min(10_000));
+    if a.replace && a.id.is_none() {
+        return Err(Error::invalid_args("replace needs the element's id")
+            .suggest("Read the window, then type with --id N --replace"));
+    }
+    let opts = TypeOptions {
+        replace: a.replace,
+        delay: Duration::from_millis(a.delay.min(10_000)),
+    };
     match a.id {
         Some(id) => {
             let live = by_id(d, &a.target, id).await?;
-            d.type_text(Some(&live), None, &text, delay).await
+            d.type_text(Some(&live), None, &text, opts).await
         }
         None => {
             let window = scoped_window(d, &a.target).await?;
-            d.type_text(None, window.as_ref(), &text, delay).await
+            d.type_text(None, window.as_ref(), &text, opts).await
         }
     }
 }
@@ -147,7 +157,8 @@ pub async fn type_text(d: &LinuxDesktop, a: TypeArgs) -> Result<ActionResult> {
 pub async fn press(d: &LinuxDesktop, a: PressArgs) -> Result<ActionResult> {
     let combo = Combo::parse(&a.combo)?;
     let window = scoped_window(d, &a.target).await?;
-    d.press(window.as_ref(), &combo)
+    d.press(window.as_ref(), std::slice::from_ref(&combo))
+        .await
         .map(|r| r.with("combo", a.combo))
 }
 

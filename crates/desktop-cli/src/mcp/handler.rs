@@ -268,6 +268,7 @@ impl Server {
                     key: None,
                     delay: a.delay_ms.unwrap_or(0),
                     id: a.id,
+                    replace: a.replace.unwrap_or(false),
                 };
                 on_desktop!(self, |d| act::type_text(d, t).await).map(|r| structured(&r, None))
             }

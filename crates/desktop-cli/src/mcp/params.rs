@@ -104,8 +104,11 @@ pub struct Type {
     pub target: Target,
     /// The text to type; any script or emoji.
     pub text: String,
-    /// Focus this element (id from the last read) first.
+    /// Type into this element (id from the last read): it is focused first and the text
+    /// goes after its existing text. Without it, keys go where the focus is.
     pub id: Option<u32>,
+    /// With id: replace the element's whole text instead of adding to it.
+    pub replace: Option<bool>,
     /// Milliseconds between keystrokes (default 0).
     pub delay_ms: Option<u64>,
 }

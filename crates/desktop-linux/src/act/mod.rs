@@ -1,0 +1,367 @@
+//! Acting on elements. An element is reached by its recorded handle or by its text
+//! (`resolve`); then the element's own accessibility interface acts where it can (works on
+//! background windows, needs no pointer), and XTest input at the element's center where it
+//! cannot, after making sure the window is raised and focused and the element is showing,
+//! enabled and on screen. Every action settles before it answers (`settle`); keyboard
+//! input reaches only the element it was meant for (`text`).
+
+mod resolve;
+mod settle;
+mod text;
+
+pub use resolve::{probe, takes_text};
+pub use text::TypeOptions;
+
+use crate::bus::{Bus, ACTION, COMPONENT};
+use crate::input::Button;
+use crate::{app_error, LinuxDesktop};
+use desktop_core::action::{Acted, ActionResult, ElementState, Route};
+use desktop_core::{Caps, Error, ErrorCode, Node, Rect, Result, Role, States};
+use settle::{Expect, Watch};
+
+/// Actions that mean "activate this", in the spellings of GTK, Chromium and Qt.
+const DEFAULT_ACTIONS: &[&str] = &[
+    "click",
+    "press",
+    "activate",
+    "jump",
+    "toggle",
+    "dodefault",
+    "open",
+    "select",
+];
+
+/// An element found and checked just now.
+#[derive(Debug, Clone)]
+pub struct Live {
+    pub node: Node,
+    /// Its top-level X window, when known.
+    pub window_id: Option<u32>,
+    pub id: Option<u32>,
+    pub rematched: bool,
+    /// A connection that reaches the element's app (directly where the app allows).
+    pub bus: Bus,
+    /// The app's name, for messages.
+    pub app: String,
+    /// `Application.ToolkitName` of the app.
+    pub toolkit: String,
+}
+
+impl Live {
+    fn acted(&self) -> Acted {
+        Acted {
+            role: self.node.role.short().to_string(),
+            name: self.node.name.clone(),
+            bounds: self.node.bounds,
+        }
+    }
+
+    fn result(&self, action: &'static str, route: Route) -> ActionResult {
+        let mut r = ActionResult::new(action, route);
+        r.id = self.id;
+        r.element = Some(self.acted());
+        r.rematched = self.rematched;
+        r
+    }
+
+    fn h(&self) -> (&str, &str) {
+        (&self.node.handle.owner, &self.node.handle.path)
+    }
+
+    /// Whether the app's tree changes after it has handled an input, not while (Chromium
+    /// and Electron: the page runs in another process).
+    pub fn async_tree(&self) -> bool {
+        let t = self.toolkit.to_ascii_lowercase();
+        t.contains("chrom") || t.contains("electron")
+    }
+}
+
+fn not_interactable(what: &str, n: &Node, suggestion: &str) -> Error {
+    Error::new(
+        ErrorCode::NotInteractable,
+        format!("{} \"{}\" {what}", n.role.short(), n.name),
+    )
+    .suggest(suggestion)
+}
+
+/// What a click or toggle of `n` should change.
+fn click_expectation(n: &Node) -> Expect {
+    let checkable = matches!(
+        n.role,
+        Role::CheckBox | Role::Toggle | Role::Switch | Role::Radio
+    ) || n.states.contains(States::CHECKABLE);
+    if checkable {
+        // A radio button only ever becomes checked; the others flip.
+        let now = n.states.contains(States::CHECKED);
+        return Expect::Checked(n.role == Role::Radio || !now);
+    }
+    if n.states.contains(States::EXPANDABLE) {
+        return Expect::Expanded(!n.states.contains(States::EXPANDED));
+    }
+    Expect::Nothing
+}
+
+impl LinuxDesktop {
+    fn x(&self) -> Result<&crate::x11::X> {
+        self.x.as_ref().ok_or_else(|| {
+            Error::new(
+                ErrorCode::PlatformNotSupported,
+                "synthesized input needs an X11 display",
+            )
+            .suggest("Run under X11 (or Xwayland with DISPLAY set), e.g. in a headless sandbox")
+        })
+    }
+
+    async fn action_names(&self, live: &Live) -> Result<Vec<String>> {
+        let (o, p) = live.h();
+        crate::hydrate::action_names(&live.bus, o, p)
+            .await
+            .map_err(|e| app_error(e, &live.app, self.timeout))
+    }
+
+    async fn do_action(&self, live: &Live, index: usize) -> Result<bool> {
+        let (o, p) = live.h();
+        live.bus
+            .call::<_, bool>(o, p, ACTION, "DoAction", &(index as i32,))
+            .await
+            .map_err(|e| app_error(e, &live.app, self.timeout))
+    }
+
+    /// Runs the element's default ("click") accessibility action; false when it has none.
+    async fn default_action(&self, live: &Live, prefer: &[&str]) -> Result<bool> {
+        if !live.node.caps.contains(Caps::ACTION) {
+            return Ok(false);
+        }
+        let names = self.action_names(live).await?;
+        let pick = prefer
+            .iter()
+            .chain(DEFAULT_ACTIONS)
+            .find_map(|want| names.iter().position(|n| n.eq_ignore_ascii_case(want)));
+        match pick {
+            Some(i) => self.do_action(live, i).await,
+            None => Ok(false),
+        }
+    }
+
+    /// Raises the element's window and checks that a synthesized event at the element's
+    /// center would reach it: showing, enabled, on screen, not covered.
+    fn input_point(&self, live: &Live) -> Result<(i32, i32)> {
+        let x = self.x()?;
+        let n = &live.node;
+        if !n.states.contains(States::SHOWING) {
+            return Err(not_interactable(
+                "is not showing",
+                n,
+                "Open the view that holds it, or scroll it into view first",
+            ));
+        }
+        let bounds = n.bounds.filter(Rect::is_valid).ok_or_else(|| {
+            not_interactable("has no place on screen", n, "Scroll it into view first")
+        })?;
+        let point = x.click_point(bounds)?;
+        if let Some(w) = live.window_id {
+            x.raise_and_focus(w)?;
+            if let Some(top) = x.top_level_at(point.0, point.1) {
+                if top != w {
+                    return Err(not_interactable(
+                        "is covered by another window",
+                        n,
+                        "Close or move the window on top, or use the element's own action (a plain left click)",
+                    ));
+                }
+            }
+        }
+        Ok(point)
+    }
+
+    fn check_enabled(live: &Live) -> Result<()> {
+        if live.node.states.contains(States::DISABLED) {
+            return Err(not_interactable(
+                "is disabled",
+                &live.node,
+                "Wait until it is enabled, or act on another element",
+            ));
+        }
+        Ok(())
+    }
+
+    /// `click`: the default accessibility action for a plain left click, XTest otherwise.
+    pub async fn click(&self, live: &Live, button: Button, count: u32) -> Result<ActionResult> {
+        Self::check_enabled(live)?;
+        let before = ElementState::of(&live.node);
+        let watch = Watch::start(live).await;
+        let plain = button == Button::Left && count == 1;
+        let route = if plain && self.default_action(live, &[]).await? {
+            Route::A11y
+        } else {
+            let (x, y) = self.input_point(live)?;
+            self.x()?.click(x, y, button, count)?;
+            Route::Input
+        };
+        // Only a single plain click has a predictable effect on a check box.
+        let expect = if plain {
+            click_expectation(&live.node)
+        } else {
+            Expect::Nothing
+        };
+        self.finish(live, "click", route, expect, watch, &before)
+            .await
+    }
+
+    /// `hover`: the pointer onto the element's center (the window raised, the element checked).
+    pub async fn hover(&self, live: &Live) -> Result<ActionResult> {
+        let before = ElementState::of(&live.node);
+        let watch = Watch::start(live).await;
+        let (x, y) = self.input_point(live)?;
+        let xc = self.x()?;
+        xc.move_pointer(x, y)?;
+        self.finish(live, "hover", Route::Input, Expect::Nothing, watch, &before)
+            .await
+    }
+
+    /// `toggle`: only for things that can be checked.
+    pub async fn toggle(&self, live: &Live) -> Result<ActionResult> {
+        let n = &live.node;
+        let checkable = matches!(
+            n.role,
+            Role::CheckBox | Role::Toggle | Role::Switch | Role::Radio
+        ) || n.states.contains(States::CHECKABLE);
+        if !checkable {
+            return Err(Error::new(ErrorCode::NotCheckable, format!("{} \"{}\" cannot be checked or unchecked", n.role.short(), n.name))
+                .suggest("Click buttons and links; toggle works on check boxes, switches, toggle buttons and radio buttons"));
+        }
+        Self::check_enabled(live)?;
+        let before = ElementState::of(n);
+        let watch = Watch::start(live).await;
+        let route = if self.default_action(live, &["toggle"]).await? {
+            Route::A11y
+        } else {
+            let (x, y) = self.input_point(live)?;
+            self.x()?.click(x, y, Button::Left, 1)?;
+            Route::Input
+        };
+        self.finish(live, "toggle", route, click_expectation(n), watch, &before)
+            .await
+    }
+
+    /// `action --name NAME`: one of the element's own actions.
+    pub async fn named_action(&self, live: &Live, name: &str) -> Result<ActionResult> {
+        let names = if live.node.caps.contains(Caps::ACTION) {
+            self.action_names(live).await?
+        } else {
+            Vec::new()
+        };
+        let Some(i) = names.iter().position(|n| n.eq_ignore_ascii_case(name)) else {
+            let n = &live.node;
+            return Err(Error::new(
+                ErrorCode::ActionNotSupported,
+                format!(
+                    "{} \"{}\" has no action {name:?}; it has: {}",
+                    n.role.short(),
+                    n.name,
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            )
+            .suggest("Use one of the listed names (a read with actions lists them)"));
+        };
+        let before = ElementState::of(&live.node);
+        let watch = Watch::start(live).await;
+        if !self.do_action(live, i).await? {
+            return Err(Error::new(
+                ErrorCode::ActionFailed,
+                format!("the app refused action {name:?}"),
+            ));
+        }
+        let expect = if DEFAULT_ACTIONS.contains(&names[i].to_ascii_lowercase().as_str()) {
+            click_expectation(&live.node)
+        } else {
+            Expect::Nothing
+        };
+        let r = self
+            .finish(live, "action", Route::A11y, expect, watch, &before)
+            .await?;
+        Ok(r.with("name", names[i].clone()))
+    }
+
+    /// `focus --id N`: the element holds the keyboard focus when this answers.
+    pub async fn focus(&self, live: &Live) -> Result<ActionResult> {
+        let before = ElementState::of(&live.node);
+        let watch = Watch::start(live).await;
+        let route = self.deliver_focus(live).await?;
+        self.finish(live, "focus", route, Expect::Nothing, watch, &before)
+            .await
+            .map(|mut r| {
+                r.effect = desktop_core::action::Effect::Confirmed;
+                r
+            })
+    }
+
+    /// `scroll --id N --into-view`.
+    pub async fn scroll_into_view(&self, live: &Live) -> Result<ActionResult> {
+        let (o, p) = live.h();
+        let before = ElementState::of(&live.node);
+        let watch = Watch::start(live).await;
+        // 6 = ATSPI_SCROLL_ANYWHERE: the least movement that shows the element.
+        let ok = live
+            .bus
+            .call::<_, bool>(o, p, COMPONENT, "ScrollTo", &(6u32,))
+            .await
+            .unwrap_or(false);
+        if !ok {
+            return Err(Error::new(
+                ErrorCode::ActionNotSupported,
+                format!(
+                    "{} \"{}\" cannot be scrolled into view by the app",
+                    live.node.role.short(),
+                    live.node.name
+                ),
+            )
+            .suggest("Turn the wheel over its container instead"));
+        }
+        let screen = self.x.as_ref().map(|x| x.screen).unwrap_or(Rect::new(
+            i32::MIN / 2,
+            i32::MIN / 2,
+            i32::MAX,
+            i32::MAX,
+        ));
+        let mut r = self
+            .finish(
+                live,
+                "scroll",
+                Route::A11y,
+                Expect::InView(screen),
+                watch,
+                &before,
+            )
+            .await?;
+        if let (Some(e), Ok(now)) = (
+            r.element.as_mut(),
+            probe(&live.bus, &live.node.handle).await,
+        ) {
+            e.bounds = now.bounds;
+        }
+        r.extra.insert("into_view".into(), true.into());
+        Ok(r)
+    }
+
+    /// Settles after an action and builds its result.
+    async fn finish(
+        &self,
+        live: &Live,
+        action: &'static str,
+        route: Route,
+        expect: Expect,
+        watch: Watch,
+        before: &ElementState,
+    ) -> Result<ActionResult> {
+        let (effect, post) = self.settle(live, route, expect, watch, before).await?;
+        let mut r = live.result(action, route);
+        r.effect = effect;
+        r.post_state = post;
+        Ok(r)
+    }
+}

@@ -1,0 +1,288 @@
+//! Finding the element an action names: by the handle a `read` recorded (checked against
+//! its fingerprint, found again by fingerprint when gone) or by its text, and probing it.
+
+use super::Live;
+use crate::bus::{Bus, CallError, APPLICATION, COMPONENT, ROOT_PATH};
+use crate::identity::Identities;
+use crate::{app_error, filter, tree, LinuxDesktop};
+use desktop_core::refs::{self, RefMap};
+use desktop_core::{Caps, WindowInfo};
+use desktop_core::{Error, ErrorCode, Filters, Handle, Node, Rect, Result, Role, States, Target};
+
+/// The live state of one element: role, states, name, interfaces and bounds (and its value,
+/// never for a secure field).
+pub async fn probe(bus: &Bus, handle: &Handle) -> Result<Node, CallError> {
+    let (o, p) = (handle.owner.as_str(), handle.path.as_str());
+    let (node, extents) = tokio::join!(
+        tree::fetch_node(bus, handle.clone(), false),
+        bus.call::<_, (i32, i32, i32, i32)>(o, p, COMPONENT, "GetExtents", &(0u32,)),
+    );
+    let mut node = node?;
+    node.bounds = extents.ok().map(|(x, y, w, h)| Rect::new(x, y, w, h));
+    if node.states.contains(States::DEFUNCT) {
+        return Err(CallError::Gone("the object is defunct".into()));
+    }
+    if crate::hydrate::has_value(&node) {
+        let mut one = [node];
+        let want = crate::hydrate::Want {
+            bounds: false,
+            values: true,
+            actions: false,
+            skip_pass_through: false,
+        };
+        crate::hydrate::hydrate(bus, &mut one, want).await?;
+        let [n] = one;
+        node = n;
+    }
+    Ok(node)
+}
+
+impl LinuxDesktop {
+    /// The toolkit of the app behind `owner`: from the bus's identities file, else asked.
+    pub(crate) async fn toolkit_of(&self, owner: &str) -> String {
+        if let Some(id) = Identities::load(&self.address).apps.get(owner) {
+            if !id.toolkit.is_empty() {
+                return id.toolkit.clone();
+            }
+        }
+        self.bus
+            .string_property(owner, ROOT_PATH, APPLICATION, "ToolkitName")
+            .await
+            .unwrap_or_default()
+    }
+
+    async fn live(
+        &self,
+        node: Node,
+        bus: Bus,
+        (app, window_id): (&str, Option<u32>),
+        (id, rematched): (Option<u32>, bool),
+    ) -> Live {
+        let toolkit = self.toolkit_of(&node.handle.owner).await;
+        Live {
+            node,
+            window_id,
+            id,
+            rematched,
+            bus,
+            app: app.to_string(),
+            toolkit,
+        }
+    }
+
+    /// Element `id` of the last read (of the window `scope` names): the recorded handle if
+    /// it still shows the same element, else the one element matching its fingerprint.
+    pub async fn element_by_id(&self, map: &RefMap, id: u32, scope: &Target) -> Result<Live> {
+        let (w, entry) = map.lookup(id, scope)?;
+        let bus = self
+            .bus
+            .with_peer(&entry.handle.owner)
+            .await
+            .map_err(|e| app_error(e, &w.app, self.timeout))?;
+        let window_id = w.window_id.and_then(|i| u32::try_from(i).ok());
+        match probe(&bus, &entry.handle).await {
+            Ok(node) if refs::same_element(entry, node.role.short(), &node.name) => {
+                let mut node = node;
+                node.name = entry.name.clone();
+                return Ok(self
+                    .live(node, bus, (&w.app, window_id), (Some(id), false))
+                    .await);
+            }
+            Err(CallError::Timeout) => {
+                return Err(app_error(CallError::Timeout, &w.app, self.timeout))
+            }
+            _ => {}
+        }
+        // The handle is gone or shows something else now: find the element again.
+        let target = Target {
+            window_id: w.window_id,
+            pid: (w.pid != 0).then_some(w.pid),
+            window: w.window_id.is_none().then(|| w.title.clone()),
+            ..Target::default()
+        };
+        let window = self.resolve(&target).await.map_err(|e| match e.code {
+            ErrorCode::AppNotFound | ErrorCode::WindowNotFound => Error::new(
+                ErrorCode::StaleRef,
+                format!("the window of element {id} (\"{}\") is gone", w.title),
+            )
+            .suggest("List the windows and read again"),
+            _ => e,
+        })?;
+        let tree = self.fresh_tree(&window).await?;
+        let found = refs::rematch(entry, &tree)?;
+        let bus = self
+            .bus
+            .with_peer(&found.handle.owner)
+            .await
+            .map_err(|e| app_error(e, &w.app, self.timeout))?;
+        let mut node = probe(&bus, &found.handle)
+            .await
+            .map_err(|e| app_error(e, &w.app, self.timeout))?;
+        node.name = entry.name.clone();
+        Ok(self
+            .live(node, bus, (&w.app, window_id), (Some(id), true))
+            .await)
+    }
+
+    /// The one element of the target window whose name is `text` (`exact`) or contains it
+    /// (case-insensitive), optionally of `role`. Several: interactive ones win, then whole
+    /// names; still several is `AMBIGUOUS_TARGET`, listing them.
+    pub async fn element_by_text(
+        &self,
+        target: &Target,
+        text: &str,
+        role: Option<&Role>,
+        exact: bool,
+    ) -> Result<Live> {
+        let window = self.resolve(target).await?;
+        let tree = self.fresh_tree(&window).await?;
+        let needle = text.trim().to_lowercase();
+        let mut found: Vec<&Node> = Vec::new();
+        for n in &tree {
+            n.walk(&mut |x| {
+                let name = x.name.trim();
+                let hit = if exact {
+                    name == text.trim()
+                } else {
+                    !name.is_empty() && name.to_lowercase().contains(&needle)
+                };
+                if hit && role.is_none_or(|r| &x.role == r) {
+                    found.push(x);
+                }
+            });
+        }
+        if found.len() > 1 && found.iter().any(|n| n.is_interactive()) {
+            found.retain(|n| n.is_interactive());
+        }
+        if found.len() > 1 && found.iter().any(|n| n.name.trim().to_lowercase() == needle) {
+            found.retain(|n| n.name.trim().to_lowercase() == needle);
+        }
+        let window_id = window.id.and_then(|i| u32::try_from(i).ok());
+        match found.len() {
+            0 => Err(Error::new(
+                ErrorCode::ElementNotFound,
+                format!(
+                    "no element named {text:?}{} in {} \"{}\"",
+                    role.map(|r| format!(" with role {r}")).unwrap_or_default(),
+                    window.app,
+                    window.title
+                ),
+            )
+            .suggest("Check the name with a read filtered by that text, or match less exactly")),
+            1 => {
+                let handle = found[0].handle.clone();
+                let bus = self
+                    .bus
+                    .with_peer(&handle.owner)
+                    .await
+                    .map_err(|e| app_error(e, &window.app, self.timeout))?;
+                let mut node = probe(&bus, &handle)
+                    .await
+                    .map_err(|e| app_error(e, &window.app, self.timeout))?;
+                if node.name.is_empty() {
+                    node.name = found[0].name.clone();
+                }
+                Ok(self
+                    .live(node, bus, (&window.app, window_id), (None, false))
+                    .await)
+            }
+            n => {
+                let list: Vec<String> = found
+                    .iter()
+                    .take(10)
+                    .map(|c| {
+                        let b = c
+                            .bounds
+                            .map(|b| format!(" at {},{}", b.x, b.y))
+                            .unwrap_or_default();
+                        format!("{} \"{}\"{b}", c.role.short(), c.name)
+                    })
+                    .collect();
+                Err(Error::new(
+                    ErrorCode::AmbiguousTarget,
+                    format!("{n} elements match {text:?}: {}", list.join("; ")),
+                )
+                .suggest("Narrow it by role or exact name, or read the window and act by id"))
+            }
+        }
+    }
+
+    /// The element of `window` that holds the keyboard focus, if the app says which.
+    pub async fn focused_element(&self, window: &WindowInfo) -> Result<Option<Live>> {
+        let Some(handle) = window.handle.clone() else {
+            return Ok(None);
+        };
+        let bus = self
+            .bus
+            .with_peer(&handle.owner)
+            .await
+            .map_err(|e| app_error(e, &window.app, self.timeout))?;
+        let (root, _) = tree::read_subtree(&bus, &handle, tree::Limits::default())
+            .await
+            .map_err(|e| app_error(e, &window.app, self.timeout))?;
+        let mut focused: Option<Handle> = None;
+        root.walk(&mut |n| {
+            if n.states.contains(States::FOCUSED) && n.caps != Caps::empty() {
+                focused = Some(n.handle.clone());
+            }
+        });
+        let Some(h) = focused else {
+            return Ok(None);
+        };
+        let node = match probe(&bus, &h).await {
+            Ok(n) => n,
+            Err(CallError::Timeout) => {
+                return Err(app_error(CallError::Timeout, &window.app, self.timeout))
+            }
+            Err(_) => return Ok(None),
+        };
+        let window_id = window.id.and_then(|i| u32::try_from(i).ok());
+        Ok(Some(
+            self.live(node, bus, (&window.app, window_id), (None, false))
+                .await,
+        ))
+    }
+
+    /// The window's current tree (showing elements, labels lifted), with bounds, for
+    /// matching by fingerprint or text.
+    pub(crate) async fn fresh_tree(&self, window: &WindowInfo) -> Result<Vec<Node>> {
+        let handle = window.handle.clone().ok_or_else(|| {
+            Error::new(
+                ErrorCode::A11yUnavailable,
+                format!("window \"{}\" exposes no accessibility tree", window.title),
+            )
+        })?;
+        let bus = self
+            .bus
+            .with_peer(&handle.owner)
+            .await
+            .map_err(|e| app_error(e, &window.app, self.timeout))?;
+        let (root, _) = tree::read_subtree(&bus, &handle, tree::Limits::default())
+            .await
+            .map_err(|e| app_error(e, &window.app, self.timeout))?;
+        let filters = Filters {
+            visible_only: true,
+            ..Filters::default()
+        };
+        let mut nodes = filter::structural(root.children, &filters);
+        let want = crate::hydrate::Want {
+            bounds: true,
+            values: false,
+            actions: false,
+            skip_pass_through: true,
+        };
+        crate::hydrate::hydrate(&bus, &mut nodes, want)
+            .await
+            .map_err(|e| app_error(e, &window.app, self.timeout))?;
+        Ok(nodes)
+    }
+}
+
+/// Whether typed text has a place to go in this element: text fields, editable documents,
+/// editable combo and spin boxes. Buttons, links, check boxes and static text do not.
+pub fn takes_text(n: &Node) -> bool {
+    n.states.contains(States::EDITABLE)
+        || n.caps.contains(Caps::EDITABLE_TEXT)
+        || matches!(n.role, Role::Input | Role::Password)
+        || matches!(&n.role, Role::Other(r) if r == "terminal")
+}

@@ -1,0 +1,375 @@
+//! Settling: an action answers only after the app has taken it in, and says what it did.
+//!
+//! Three steps, each bounded: (1) for synthesized input, an X ping round trip through the
+//! app proves it has read the events; (2) where the action has an observable goal (text in
+//! a field, a value, a check state, the focus) the element is read back until it shows it;
+//! (3) for toolkits that update their accessibility tree asynchronously (Chromium: the
+//! page runs in another process), the app's change events are awaited until they go quiet,
+//! so a `read` right after the action sees its result.
+
+use super::Live;
+use crate::bus::{CallError, ACCESSIBLE, COMPONENT, TEXT, VALUE};
+use crate::ping::Ping;
+use crate::{app_error, convert, LinuxDesktop};
+use desktop_core::action::{Effect, ElementState, Route};
+use desktop_core::{Error, ErrorCode, Rect, Result, States};
+use futures_util::{FutureExt, StreamExt};
+use std::time::{Duration, Instant};
+use zbus::zvariant::OwnedValue;
+use zbus::{MatchRule, MessageStream};
+
+/// How long an expected change may take to show (typing adds per character).
+const EXPECT_WAIT: Duration = Duration::from_millis(1500);
+/// Chromium: how long to wait for the first change event after an input before deciding
+/// the page did not react (its tree updates reach AT-SPI 10-30 ms after an input here).
+const ASYNC_FIRST_EVENT: Duration = Duration::from_millis(120);
+/// Other toolkits update their tree while handling the input; a short look suffices.
+const SYNC_FIRST_EVENT: Duration = Duration::from_millis(15);
+/// Events have stopped when none came for this long.
+const QUIET: Duration = Duration::from_millis(20);
+/// Bound on waiting for quiet (an animated page never goes quiet).
+const QUIET_MAX: Duration = Duration::from_millis(1000);
+/// Pause between two reads of an element while waiting for a change.
+const POLL: Duration = Duration::from_millis(2);
+
+/// The app's change events (children, properties, states), counted while an action runs.
+/// atk-bridge sends these whenever any client is connected (the keeper is one).
+pub(crate) struct Watch {
+    stream: Option<MessageStream>,
+    last_event: Option<Instant>,
+}
+
+impl Watch {
+    /// Subscribes to `live`'s app; without a subscription the watch never sees an event.
+    pub(crate) async fn start(live: &Live) -> Watch {
+        let rule = MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .sender(live.node.handle.owner.as_str())
+            .and_then(|b| b.interface("org.a11y.atspi.Event.Object"))
+            .map(|b| b.build());
+        let stream = match rule {
+            Ok(rule) => tokio::time::timeout(
+                live.bus.timeout,
+                MessageStream::for_match_rule(rule, &live.bus.conn, Some(1024)),
+            )
+            .await
+            .ok()
+            .and_then(|r| r.ok()),
+            Err(_) => None,
+        };
+        Watch {
+            stream,
+            last_event: None,
+        }
+    }
+
+    /// Takes every event already delivered, without waiting.
+    fn drain(&mut self) {
+        let Some(s) = self.stream.as_mut() else {
+            return;
+        };
+        while let Some(Some(_)) = s.next().now_or_never() {
+            self.last_event = Some(Instant::now());
+        }
+    }
+
+    /// Waits until no event came for `QUIET`, giving the first event `first` to arrive
+    /// (counted from now), never longer than `QUIET_MAX`. False when it never went quiet.
+    pub(crate) async fn quiet(&mut self, first: Duration) -> bool {
+        self.drain();
+        let start = Instant::now();
+        let cap = start + QUIET_MAX;
+        loop {
+            let until = match self.last_event {
+                Some(t) if t >= start || first.is_zero() => t + QUIET,
+                Some(t) => (t + QUIET).max(start + QUIET.min(first)),
+                None => start + first,
+            };
+            let until = until.min(cap);
+            let now = Instant::now();
+            if now >= until {
+                return until < cap;
+            }
+            let Some(s) = self.stream.as_mut() else {
+                tokio::time::sleep(until - now).await;
+                return true;
+            };
+            match tokio::time::timeout(until - now, s.next()).await {
+                Ok(Some(_)) => self.last_event = Some(Instant::now()),
+                Ok(None) => self.stream = None,
+                Err(_) => {}
+            }
+        }
+    }
+}
+
+/// What an action is meant to change, to be read back.
+#[derive(Clone, Debug)]
+pub(crate) enum Expect {
+    /// Nothing observable on the element.
+    Nothing,
+    /// The check state becomes this.
+    Checked(bool),
+    /// The expanded state becomes this; toolkits do not all report it, so not seeing it
+    /// leaves the effect unverifiable rather than failed.
+    Expanded(bool),
+    /// The element holds the keyboard focus.
+    Focused,
+    /// The field's text (or, for a secure field, its length).
+    Text(TextWant),
+    /// A numeric value, within `tolerance` (apps round to their step).
+    Value { value: f64, tolerance: f64 },
+    /// The element's box intersects `screen`.
+    InView(Rect),
+}
+
+/// The text a field should show after typing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct TextWant {
+    /// The field's text may be read (never a secure field's).
+    pub readable: bool,
+    /// The whole text, when known.
+    pub whole: Option<String>,
+    /// Text that must appear in it, even where the app reformats the whole.
+    pub typed: String,
+    /// The whole text's length, for fields whose text is not read.
+    pub count: Option<i32>,
+}
+
+impl TextWant {
+    fn met(&self, text: Option<&str>, count: Option<i32>) -> bool {
+        if !self.readable {
+            return self.count.is_some() && count == self.count;
+        }
+        let Some(t) = text else {
+            return false;
+        };
+        self.whole.as_deref() == Some(t) || (!self.typed.is_empty() && t.contains(&self.typed))
+    }
+}
+
+/// What the element shows now, as far as an expectation needs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Seen {
+    states: States,
+    text: Option<String>,
+    count: Option<i32>,
+    value: Option<f64>,
+    bounds: Option<Rect>,
+}
+
+impl Expect {
+    fn met(&self, s: &Seen) -> bool {
+        match self {
+            Expect::Nothing => true,
+            Expect::Checked(c) => s.states.contains(States::CHECKED) == *c,
+            Expect::Expanded(x) => s.states.contains(States::EXPANDED) == *x,
+            Expect::Focused => s.states.contains(States::FOCUSED),
+            Expect::Text(w) => w.met(s.text.as_deref(), s.count),
+            Expect::Value { value, tolerance } => {
+                s.value.is_some_and(|v| (v - value).abs() <= *tolerance)
+            }
+            Expect::InView(screen) => s
+                .bounds
+                .is_some_and(|b| b.is_valid() && screen.intersects(&b)),
+        }
+    }
+
+    /// Failing to show it is an error (else only the effect stays unverifiable).
+    fn is_hard(&self) -> bool {
+        !matches!(self, Expect::Nothing | Expect::Expanded(_))
+    }
+
+    /// The error when a hard expectation was not met, naming what was seen instead.
+    pub(crate) fn failure(&self, live: &Live, s: &Seen) -> Error {
+        let n = &live.node;
+        let what = format!("{} \"{}\"", n.role.short(), n.name);
+        match self {
+            Expect::Focused => Error::new(
+                ErrorCode::NotInteractable,
+                format!("{what} did not take the keyboard focus; nothing was typed"),
+            )
+            .suggest("It may not accept typing: click it first, or pick an editable element"),
+            Expect::Checked(c) => Error::new(
+                ErrorCode::ActionFailed,
+                format!(
+                    "{what} is still {}",
+                    if *c { "unchecked" } else { "checked" }
+                ),
+            )
+            .suggest("The app ignored the action; read it again, or try a click at it"),
+            Expect::Text(w) => {
+                let shown = match (&s.text, s.count) {
+                    (Some(t), _) if w.readable => format!("shows {t:?}"),
+                    (_, Some(c)) => format!("has {c} characters"),
+                    _ => "cannot be read".to_string(),
+                };
+                let want = match (&w.whole, w.count) {
+                    (Some(whole), _) if w.readable => format!("{whole:?}"),
+                    (_, Some(c)) => format!("{c} characters"),
+                    _ => format!("to contain {:?}", w.typed),
+                };
+                Error::new(
+                    ErrorCode::ActionFailed,
+                    format!("{what} {shown} after typing, not {want}"),
+                )
+                .suggest("Characters were lost or the app changed them: read the field, then set it with set-value or type --replace")
+            }
+            Expect::Value { value, .. } => Error::new(
+                ErrorCode::ActionFailed,
+                format!(
+                    "{what} shows {} after setting it to {value}",
+                    s.value.map_or("no value".into(), convert::format_number)
+                ),
+            )
+            .suggest("The app refused or adjusted the value; read its range and step"),
+            Expect::InView(_) => Error::new(
+                ErrorCode::ActionFailed,
+                format!("{what} is still out of view"),
+            )
+            .suggest("Scroll its container with the wheel instead"),
+            Expect::Nothing | Expect::Expanded(_) => {
+                Error::internal("an unverifiable expectation cannot fail")
+            }
+        }
+    }
+}
+
+impl LinuxDesktop {
+    /// Reads what `expect` needs of the element.
+    async fn seen(&self, live: &Live, expect: &Expect) -> Result<Seen, CallError> {
+        let (o, p) = live.h();
+        let b = &live.bus;
+        let mut s = Seen::default();
+        match expect {
+            Expect::Nothing => {}
+            Expect::Checked(_) | Expect::Expanded(_) | Expect::Focused => {
+                let words: Vec<u32> = b.call(o, p, ACCESSIBLE, "GetState", &()).await?;
+                let st = convert::state_set(&words);
+                s.states = convert::states(st, &live.node.role);
+            }
+            Expect::Text(w) => {
+                let count: OwnedValue = b.property(o, p, TEXT, "CharacterCount").await?;
+                s.count = i32::try_from(count).ok();
+                if w.readable {
+                    s.text = Some(b.call(o, p, TEXT, "GetText", &(0i32, -1i32)).await?);
+                }
+            }
+            Expect::Value { .. } => {
+                let v: OwnedValue = b.property(o, p, VALUE, "CurrentValue").await?;
+                s.value = f64::try_from(v).ok();
+            }
+            Expect::InView(_) => {
+                let (x, y, w, h): (i32, i32, i32, i32) =
+                    b.call(o, p, COMPONENT, "GetExtents", &(0u32,)).await?;
+                s.bounds = Some(Rect::new(x, y, w, h));
+            }
+        }
+        Ok(s)
+    }
+
+    /// Reads the element until it shows `expect` or `wait` passes; returns what was seen
+    /// last and whether it matched.
+    pub(crate) async fn wait_for(
+        &self,
+        live: &Live,
+        expect: &Expect,
+        wait: Duration,
+    ) -> Result<(bool, Seen)> {
+        let deadline = Instant::now() + wait;
+        loop {
+            let seen = match self.seen(live, expect).await {
+                Ok(s) => s,
+                Err(CallError::Timeout) => {
+                    return Err(app_error(CallError::Timeout, &live.app, self.timeout))
+                }
+                // Gone or without the interface: nothing more will show.
+                Err(_) => return Ok((false, Seen::default())),
+            };
+            if expect.met(&seen) {
+                return Ok((true, seen));
+            }
+            if Instant::now() >= deadline {
+                return Ok((false, seen));
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Proves the app behind `window` has read the input sent so far (X ping). An app that
+    /// does not answer within the call timeout has not taken it: `APP_UNRESPONSIVE`.
+    pub(crate) fn consumed(&self, window: Option<u32>, app: &str) -> Result<()> {
+        let (Some(w), Some(x)) = (window, self.x.as_ref()) else {
+            return Ok(());
+        };
+        x.sync()?;
+        match x.ping(w, self.timeout)? {
+            Ping::Answered | Ping::Unsupported => Ok(()),
+            Ping::NoAnswer => Err(Error::new(
+                ErrorCode::AppUnresponsive,
+                format!(
+                    "{app} had not taken the input after {} ms",
+                    self.timeout.as_millis()
+                ),
+            )
+            .suggest("The app is busy or hung: read it again later to see what arrived")),
+        }
+    }
+
+    /// Settles after an action on `live` (see the module comment) and tells its effect and
+    /// the element's state afterwards (`None` when unchanged from `before`).
+    pub(crate) async fn settle(
+        &self,
+        live: &Live,
+        route: Route,
+        expect: Expect,
+        mut watch: Watch,
+        before: &ElementState,
+    ) -> Result<(Effect, Option<ElementState>)> {
+        self.settle_with(live, route, expect, &mut watch, before, EXPECT_WAIT)
+            .await
+    }
+
+    /// [`Self::settle`] with the time an expected change may take.
+    pub(crate) async fn settle_with(
+        &self,
+        live: &Live,
+        route: Route,
+        expect: Expect,
+        watch: &mut Watch,
+        before: &ElementState,
+        wait: Duration,
+    ) -> Result<(Effect, Option<ElementState>)> {
+        if route == Route::Input {
+            self.consumed(live.window_id, &live.app)?;
+        }
+        let (met, seen) = match expect {
+            Expect::Nothing => (false, Seen::default()),
+            ref e => self.wait_for(live, e, wait).await?,
+        };
+        // Let the tree catch up: events of the app's reaction, until quiet.
+        if live.async_tree() {
+            watch
+                .quiet(if met { QUIET } else { ASYNC_FIRST_EVENT })
+                .await;
+        } else if route == Route::Input && !met {
+            watch.quiet(SYNC_FIRST_EVENT).await;
+        }
+        if !met && expect.is_hard() {
+            return Err(expect.failure(live, &seen));
+        }
+        let post = match super::resolve::probe(&live.bus, &live.node.handle).await {
+            Ok(now) => Some(ElementState::of(&now)).filter(|after| after != before),
+            Err(CallError::Timeout) => {
+                return Err(app_error(CallError::Timeout, &live.app, self.timeout))
+            }
+            Err(_) => None,
+        };
+        let effect = if met && !matches!(expect, Expect::Nothing) {
+            Effect::Confirmed
+        } else {
+            Effect::Unverifiable
+        };
+        Ok((effect, post))
+    }
+}
