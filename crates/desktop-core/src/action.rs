@@ -145,6 +145,10 @@ pub struct ActionResult {
     /// Command-specific facts (characters typed, the launched app's pid, ...).
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
+    /// Where the time went (`settle`: waiting for the app to take the action in), for
+    /// `--timing`; not part of `data`.
+    #[serde(skip)]
+    pub timing: Vec<(&'static str, f64)>,
 }
 
 impl ActionResult {
@@ -158,6 +162,7 @@ impl ActionResult {
             rematched: false,
             post_state: None,
             extra: Default::default(),
+            timing: Vec::new(),
         }
     }
 

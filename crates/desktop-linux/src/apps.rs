@@ -1,10 +1,16 @@
-//! Applications on the accessibility bus and their top-level windows ("frames"), every
-//! app asked at once so one hung app costs one timeout, not one per app.
+//! Applications on the accessibility bus and their top-level windows ("frames"). Every app
+//! is asked at once, and only what the query needs: an app whose name the bus's
+//! identities file already knows is not asked its name, an app that cannot match the query
+//! is asked nothing more, a stopped process is not asked at all, and where a query only
+//! browses (`list`) each app gets a short budget. One hung app costs its own entry in
+//! `unresponsive`, never the other apps' time.
 
-use crate::bus::{Bus, CallError, ACCESSIBLE, COMPONENT, REGISTRY, ROOT_PATH};
+use crate::bus::{Bus, CallError, ACCESSIBLE, APPLICATION, COMPONENT, REGISTRY, ROOT_PATH};
 use crate::convert;
+use crate::identity::{self, Identities, Identity};
 use desktop_core::{Handle, Rect, Role, States, Unresponsive};
 use futures_util::future::join_all;
+use std::time::Duration;
 use zbus::zvariant::OwnedObjectPath;
 
 /// An application and (when asked for) its frames.
@@ -35,7 +41,23 @@ pub struct AppQuery {
     pub name: Option<String>,
     pub pid: Option<u32>,
     pub frames: bool,
+    /// Time each app gets to answer when the query only browses (`list`); `None`: the
+    /// call timeout, for apps the command needs.
+    pub budget: Option<Duration>,
 }
+
+/// What a listing found, and what it learned about apps the identities file lacked.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub apps: Vec<App>,
+    pub unresponsive: Vec<Unresponsive>,
+    pub learned: Vec<(String, Identity)>,
+    /// Every bus name the registry listed (entries of others are dropped from the file).
+    pub live: Vec<String>,
+}
+
+/// How long an app that probably does not match gets to say its name.
+pub const PROBE_BUDGET: Duration = Duration::from_millis(250);
 
 /// Case-insensitive: exact name, or a substring of it.
 pub fn name_matches(app: &str, wanted: &str) -> bool {
@@ -52,44 +74,89 @@ pub async fn registered(bus: &Bus) -> Result<usize, CallError> {
 }
 
 /// Lists apps registered with the AT-SPI registry.
-pub async fn list(bus: &Bus, q: &AppQuery) -> Result<(Vec<App>, Vec<Unresponsive>), CallError> {
+pub async fn list(bus: &Bus, q: &AppQuery, known: &Identities) -> Result<Listing, CallError> {
     let refs: Vec<(String, OwnedObjectPath)> = bus
         .call(REGISTRY, ROOT_PATH, ACCESSIBLE, "GetChildren", &())
         .await?;
-    let results = join_all(refs.iter().map(|(name, _)| one(bus, name, q))).await;
-    let mut apps = Vec::new();
-    let mut hung = Vec::new();
+    let results = join_all(
+        refs.iter()
+            .map(|(name, _)| one(bus, name, q, known.apps.get(name))),
+    )
+    .await;
+    let mut out = Listing {
+        live: refs.into_iter().map(|(n, _)| n).collect(),
+        ..Listing::default()
+    };
     for r in results {
-        match r {
-            Some(Ok(app)) => apps.push(app),
-            Some(Err(u)) => hung.push(u),
-            None => {}
+        let Some(r) = r else { continue };
+        if let Some(id) = r.learned {
+            out.learned.push(id);
+        }
+        match r.app {
+            Ok(app) => out.apps.push(app),
+            Err(u) => out.unresponsive.push(u),
         }
     }
-    Ok((apps, hung))
+    Ok(out)
+}
+
+struct One {
+    app: Result<App, Unresponsive>,
+    learned: Option<(String, Identity)>,
 }
 
 /// One app: `None` when it does not match the query or has gone away.
-async fn one(bus: &Bus, bus_name: &str, q: &AppQuery) -> Option<Result<App, Unresponsive>> {
-    let pid = bus.pid_of(bus_name).await.unwrap_or(0);
+async fn one(bus: &Bus, bus_name: &str, q: &AppQuery, known: Option<&Identity>) -> Option<One> {
+    let pid = match known {
+        Some(k) if k.pid != 0 => k.pid,
+        _ => bus.pid_of(bus_name).await.unwrap_or(0),
+    };
     if q.pid.is_some_and(|p| p != pid) {
         return None;
     }
-    let hung = |name: Option<String>| Unresponsive {
-        app: name,
-        pid,
-        code: "APP_UNRESPONSIVE",
+    let stopped = identity::is_stopped(pid);
+    let hung = |name: Option<String>, learned: Option<(String, Identity)>| {
+        Some(One {
+            app: Err(Unresponsive {
+                app: name.or_else(|| identity::program_name(pid)),
+                pid,
+                code: "APP_UNRESPONSIVE",
+            }),
+            learned,
+        })
     };
-    let name = match bus
-        .string_property(bus_name, ROOT_PATH, ACCESSIBLE, "Name")
-        .await
-    {
-        Ok(n) => n,
-        Err(CallError::Timeout) => {
-            // The pid's command name is the best name we can give a hung app.
-            return Some(Err(hung(comm(pid))));
+    let (name, learned) = match known {
+        Some(k) => (k.name.clone(), None),
+        None if stopped => return hung(None, None),
+        None => {
+            // An app that cannot be the one asked for only gets a short look.
+            let likely = q
+                .name
+                .as_deref()
+                .is_none_or(|w| identity::program_name(pid).is_some_and(|p| name_matches(&p, w)));
+            let budget = match (likely, q.budget) {
+                (false, b) => b.unwrap_or(PROBE_BUDGET).min(PROBE_BUDGET),
+                (true, Some(b)) => b,
+                (true, None) => bus.timeout,
+            };
+            let asking = bus.with_timeout(budget.min(bus.timeout));
+            let (name, toolkit) = tokio::join!(
+                asking.string_property(bus_name, ROOT_PATH, ACCESSIBLE, "Name"),
+                asking.string_property(bus_name, ROOT_PATH, APPLICATION, "ToolkitName"),
+            );
+            match name {
+                Ok(n) => {
+                    let id = Identity {
+                        name: n.clone(),
+                        pid,
+                        toolkit: toolkit.unwrap_or_default(),
+                    };
+                    (n, Some((bus_name.to_string(), id)))
+                }
+                Err(CallError::Timeout) => return hung(None, None),
+                Err(_) => return None,
+            }
         }
-        Err(_) => return None,
     };
     let matched = q.name.as_deref().is_none_or(|w| name_matches(&name, w));
     let mut app = App {
@@ -99,25 +166,21 @@ async fn one(bus: &Bus, bus_name: &str, q: &AppQuery) -> Option<Result<App, Unre
         frames: Vec::new(),
         matched,
     };
-    if !matched {
-        return Some(Ok(app));
-    }
-    if q.frames {
-        match frames(bus, bus_name).await {
+    if matched && q.frames {
+        if stopped {
+            return hung(Some(app.name), learned);
+        }
+        let asking = bus.with_timeout(q.budget.unwrap_or(bus.timeout).min(bus.timeout));
+        match frames(&asking, bus_name).await {
             Ok(f) => app.frames = f,
-            Err(CallError::Timeout) => return Some(Err(hung(Some(app.name)))),
+            Err(CallError::Timeout) => return hung(Some(app.name), learned),
             Err(_) => {}
         }
     }
-    Some(Ok(app))
-}
-
-/// `/proc/PID/comm`, the process's short command name.
-pub fn comm(pid: u32) -> Option<String> {
-    (pid != 0)
-        .then(|| std::fs::read_to_string(format!("/proc/{pid}/comm")).ok())
-        .flatten()
-        .map(|s| s.trim().to_string())
+    Some(One {
+        app: Ok(app),
+        learned,
+    })
 }
 
 async fn frames(bus: &Bus, app: &str) -> Result<Vec<Frame>, CallError> {

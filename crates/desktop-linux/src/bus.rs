@@ -146,6 +146,14 @@ impl Bus {
         }
     }
 
+    /// The same connections with another bound on each call.
+    pub fn with_timeout(&self, timeout: Duration) -> Bus {
+        Bus {
+            timeout,
+            ..self.clone()
+        }
+    }
+
     /// Calls `method` and decodes the reply body as `R`.
     pub async fn call<B, R>(
         &self,

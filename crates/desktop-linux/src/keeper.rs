@@ -7,8 +7,7 @@
 //! listeners: a short-lived command that exits while the browser still processes typed
 //! keys — its own or the user's — closed the whole browser. Measured here: `read` in a
 //! loop while keys were typed at 30 ms intervals killed Chromium within 6 reads; with one
-//! long-lived client connected, 150 reads and 12 back-to-back `type --id` did not. With
-//! listeners always on, apps also keep their caches current, so reads walk less.
+//! long-lived client connected, 150 reads and 12 back-to-back `type --id` did not.
 //!
 //! The keeper learns each app's name, pid and toolkit when it appears (while it still
 //! answers) and records them in the bus's identities file, and exits when the bus goes.

@@ -30,6 +30,10 @@ use desktop_core::{
 use std::time::{Duration, Instant};
 use x11::X;
 
+/// How long each app gets to answer when a command only lists what is there: longer than
+/// any app that is merely busy takes here, short enough that a hung one costs little.
+pub const LIST_BUDGET: Duration = Duration::from_millis(250);
+
 /// A connection to one desktop: the accessibility bus and (when there is one) X11.
 pub struct LinuxDesktop {
     pub bus: Bus,
@@ -76,6 +80,19 @@ pub fn app_error(e: CallError, app: &str, timeout: Duration) -> Error {
     }
 }
 
+/// `APP_UNRESPONSIVE` for an app listed as unresponsive: stopped, or silent past the timeout.
+fn hung_error(u: &desktop_core::Unresponsive, fallback: &str, timeout: Duration) -> Error {
+    let app = u.app.clone().unwrap_or_else(|| fallback.to_string());
+    if identity::is_stopped(u.pid) {
+        return Error::new(
+            ErrorCode::AppUnresponsive,
+            format!("{app} (pid {}) is stopped and cannot answer", u.pid),
+        )
+        .suggest("Continue it (kill -CONT, or leave the debugger), then retry");
+    }
+    app_error(CallError::Timeout, &app, timeout)
+}
+
 impl LinuxDesktop {
     /// Connects to X (if a display is set) and to the accessibility bus, switching
     /// accessibility on if it is off. Every step is bounded by `timeout`.
@@ -107,63 +124,77 @@ impl LinuxDesktop {
         })
     }
 
-    async fn app_list(
-        &self,
-        q: &apps::AppQuery,
-    ) -> Result<(Vec<apps::App>, Vec<desktop_core::Unresponsive>)> {
-        apps::list(&self.bus, q).await.map_err(|e| match e {
-            CallError::Timeout => Error::new(
-                ErrorCode::A11yUnavailable,
-                "the AT-SPI registry did not answer",
-            )
-            .suggest("Restart the accessibility bus (`desktop-cli doctor`)"),
-            other => Error::new(
-                ErrorCode::A11yUnavailable,
-                format!("cannot list applications: {other}"),
-            )
-            .suggest("Check the accessibility bus with `desktop-cli doctor`"),
-        })
+    /// The apps `q` asks for, using and extending the bus's identities file.
+    async fn app_list(&self, q: &apps::AppQuery) -> Result<apps::Listing> {
+        let known = identity::Identities::load(&self.address);
+        let listing = apps::list(&self.bus, q, &known)
+            .await
+            .map_err(|e| match e {
+                CallError::Timeout => Error::new(
+                    ErrorCode::A11yUnavailable,
+                    "the AT-SPI registry did not answer",
+                )
+                .suggest("Restart the accessibility bus (the doctor command shows how)"),
+                other => Error::new(
+                    ErrorCode::A11yUnavailable,
+                    format!("cannot list applications: {other}"),
+                )
+                .suggest("Check the accessibility bus with the doctor command"),
+            })?;
+        if !listing.learned.is_empty() {
+            identity::Identities::merge_save(&self.address, &listing.learned, &listing.live);
+        }
+        Ok(listing)
     }
 
-    /// All windows, joined with X, narrowed to what `target` can match.
-    async fn all_windows(&self, target: &Target) -> Result<WindowList> {
+    /// All windows, joined with X, narrowed to what `target` can match. `budget` bounds
+    /// each app's answer when the caller only browses.
+    async fn all_windows(&self, target: &Target, budget: Option<Duration>) -> Result<WindowList> {
         let xwins = match &self.x {
             Some(x) => x.windows()?,
             None => Vec::new(),
         };
-        // A window id or pid narrows the apps to ask before any app is asked anything.
-        let pid = target.pid.or_else(|| {
-            let id = target.window_id?;
-            xwins.iter().find(|w| u64::from(w.id) == id)?.pid
-        });
+        let focused = self.x.as_ref().and_then(|x| x.focused(&xwins));
+        // A window id or pid narrows the apps to ask before any app is asked anything; so
+        // does an empty target (the focused window's app).
+        let pid_of = |id: u64| xwins.iter().find(|w| u64::from(w.id) == id)?.pid;
+        let pid = target
+            .pid
+            .or_else(|| target.window_id.and_then(pid_of))
+            .or_else(|| {
+                (target.is_empty() && budget.is_none())
+                    .then(|| focused.and_then(|f| pid_of(u64::from(f))))
+                    .flatten()
+            });
         let q = apps::AppQuery {
             name: target.app.clone(),
             pid,
             frames: true,
+            budget,
         };
-        let (apps, unresponsive) = self.app_list(&q).await?;
-        let focused = self.x.as_ref().and_then(|x| x.focused(&xwins));
-        let windows = windows::join(&apps, &xwins, focused);
-        let app_names = apps.into_iter().map(|a| a.name).collect();
+        let listing = self.app_list(&q).await?;
+        let windows = windows::join(&listing.apps, &xwins, focused);
+        let app_names = listing.apps.into_iter().map(|a| a.name).collect();
         Ok(WindowList {
             windows,
-            unresponsive,
+            unresponsive: listing.unresponsive,
             app_names,
         })
     }
 
     /// The window a command targets (the focused one when `target` is empty).
     pub async fn resolve(&self, target: &Target) -> Result<WindowInfo> {
-        let list = self.all_windows(target).await?;
-        if let Some(u) = list.unresponsive.first() {
+        let list = self.all_windows(target, None).await?;
+        let wanted = |u: &&desktop_core::Unresponsive| {
             let named = target
                 .app
                 .as_deref()
                 .is_some_and(|a| u.app.as_deref().is_some_and(|n| apps::name_matches(n, a)));
-            let by_pid = target.pid.is_some_and(|p| p == u.pid);
-            if (named || by_pid) && windows::filter(list.windows.clone(), target).is_empty() {
-                let app = u.app.clone().unwrap_or_else(|| format!("pid {}", u.pid));
-                return Err(app_error(CallError::Timeout, &app, self.timeout));
+            named || target.pid.is_some_and(|p| p == u.pid)
+        };
+        if let Some(u) = list.unresponsive.iter().find(wanted) {
+            if windows::filter(list.windows.clone(), target).is_empty() {
+                return Err(hung_error(u, &format!("pid {}", u.pid), self.timeout));
             }
         }
         let w = windows::pick(&list.windows, target, &list.app_names)?;
@@ -174,8 +205,7 @@ impl LinuxDesktop {
                 .iter()
                 .find(|u| u.pid != 0 && u.pid == w.pid)
             {
-                let app = u.app.clone().unwrap_or_else(|| w.app.clone());
-                return Err(app_error(CallError::Timeout, &app, self.timeout));
+                return Err(hung_error(u, &w.app, self.timeout));
             }
         }
         Ok(w)
@@ -184,9 +214,12 @@ impl LinuxDesktop {
 
 impl Desktop for LinuxDesktop {
     async fn apps(&self) -> Result<AppList> {
-        let (apps, unresponsive) = self
+        let apps::Listing {
+            apps, unresponsive, ..
+        } = self
             .app_list(&apps::AppQuery {
                 frames: true,
+                budget: Some(LIST_BUDGET.min(self.timeout)),
                 ..Default::default()
             })
             .await?;
@@ -212,7 +245,9 @@ impl Desktop for LinuxDesktop {
     }
 
     async fn windows(&self, target: &Target) -> Result<WindowList> {
-        let mut list = self.all_windows(target).await?;
+        let mut list = self
+            .all_windows(target, Some(LIST_BUDGET.min(self.timeout)))
+            .await?;
         list.windows = windows::filter(list.windows, target);
         Ok(list)
     }

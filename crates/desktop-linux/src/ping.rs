@@ -44,8 +44,9 @@ impl X {
         if !supported {
             return Ok(Ping::Unsupported);
         }
-        // The answer is sent to the root window for SubstructureNotify listeners: listen
-        // there too, keeping whatever else this connection already listens to.
+        // The answer is sent to the root window, for SubstructureNotify listeners (GTK,
+        // Chromium) or StructureNotify ones (Qt): listen for both, keeping whatever else
+        // this connection already listens to.
         let current = self
             .conn
             .get_window_attributes(self.root)
@@ -56,8 +57,9 @@ impl X {
         self.conn
             .change_window_attributes(
                 self.root,
-                &ChangeWindowAttributesAux::new()
-                    .event_mask(current | EventMask::SUBSTRUCTURE_NOTIFY),
+                &ChangeWindowAttributesAux::new().event_mask(
+                    current | EventMask::SUBSTRUCTURE_NOTIFY | EventMask::STRUCTURE_NOTIFY,
+                ),
             )
             .map_err(x_err)?;
         let stamp = ping_stamp();

@@ -1,7 +1,8 @@
 //! Joining accessibility frames with X11 windows, and picking the window a command targets.
 //! Pure functions over already-fetched data.
 
-use crate::apps::{comm, name_matches, App};
+use crate::apps::{name_matches, App};
+use crate::identity::program_name;
 use crate::x11::XWindow;
 use desktop_core::{Error, ErrorCode, Rect, Result, States, Target, WindowInfo};
 
@@ -73,7 +74,10 @@ pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<Window
         if x.pid.is_some_and(|p| skipped.contains(&p)) {
             continue;
         }
-        let app = x.pid.and_then(comm).unwrap_or_else(|| x.class.clone());
+        let app = x
+            .pid
+            .and_then(program_name)
+            .unwrap_or_else(|| x.class.clone());
         out.push((
             i + 1,
             WindowInfo {

@@ -101,14 +101,30 @@ async fn acting(
     command: &str,
     run: impl for<'a> FnOnce(&'a LinuxDesktop) -> Acting<'a>,
 ) -> i32 {
+    let t = std::time::Instant::now();
     let result = match connect(g).await {
         Ok(d) => run(&d).await,
         Err(e) => Err(e),
     };
-    match result {
+    let code = match &result {
         Ok(r) => out.ok(command, r),
-        Err(e) => out.err(command, &e),
+        Err(e) => out.err(command, e),
+    };
+    if g.timing {
+        if let Ok(r) = &result {
+            let parts: Vec<String> = r
+                .timing
+                .iter()
+                .map(|(k, v)| format!("{k}={v:.1}"))
+                .collect();
+            notice(&format!(
+                "timing: {} total={:.1}ms",
+                parts.join(" "),
+                t.elapsed().as_secs_f64() * 1000.0
+            ));
+        }
     }
+    code
 }
 
 type Valuing<'a> =

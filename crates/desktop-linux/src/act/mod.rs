@@ -358,10 +358,7 @@ impl LinuxDesktop {
         watch: Watch,
         before: &ElementState,
     ) -> Result<ActionResult> {
-        let (effect, post) = self.settle(live, route, expect, watch, before).await?;
-        let mut r = live.result(action, route);
-        r.effect = effect;
-        r.post_state = post;
-        Ok(r)
+        let settled = self.settle(live, route, expect, watch, before).await?;
+        Ok(settled.into_result(live.result(action, route)))
     }
 }

@@ -74,6 +74,13 @@ impl LinuxDesktop {
     /// it still shows the same element, else the one element matching its fingerprint.
     pub async fn element_by_id(&self, map: &RefMap, id: u32, scope: &Target) -> Result<Live> {
         let (w, entry) = map.lookup(id, scope)?;
+        if crate::identity::is_stopped(w.pid) {
+            return Err(Error::new(
+                ErrorCode::AppUnresponsive,
+                format!("{} (pid {}) is stopped and cannot answer", w.app, w.pid),
+            )
+            .suggest("Continue it (kill -CONT, or leave the debugger), then retry"));
+        }
         let bus = self
             .bus
             .with_peer(&entry.handle.owner)

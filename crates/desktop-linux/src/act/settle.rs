@@ -325,7 +325,7 @@ impl LinuxDesktop {
         expect: Expect,
         mut watch: Watch,
         before: &ElementState,
-    ) -> Result<(Effect, Option<ElementState>)> {
+    ) -> Result<Settled> {
         self.settle_with(live, route, expect, &mut watch, before, EXPECT_WAIT)
             .await
     }
@@ -339,7 +339,8 @@ impl LinuxDesktop {
         watch: &mut Watch,
         before: &ElementState,
         wait: Duration,
-    ) -> Result<(Effect, Option<ElementState>)> {
+    ) -> Result<Settled> {
+        let t = Instant::now();
         if route == Route::Input {
             self.consumed(live.window_id, &live.app)?;
         }
@@ -370,6 +371,31 @@ impl LinuxDesktop {
         } else {
             Effect::Unverifiable
         };
-        Ok((effect, post))
+        Ok(Settled {
+            effect,
+            post,
+            ms: t.elapsed().as_secs_f64() * 1000.0,
+        })
+    }
+}
+
+/// The outcome of settling: the effect, the element's state when it changed, the time it took.
+#[derive(Debug)]
+pub(crate) struct Settled {
+    pub effect: Effect,
+    pub post: Option<ElementState>,
+    pub ms: f64,
+}
+
+impl Settled {
+    /// Puts the outcome into an action's result.
+    pub(crate) fn into_result(
+        self,
+        mut r: desktop_core::action::ActionResult,
+    ) -> desktop_core::action::ActionResult {
+        r.effect = self.effect;
+        r.post_state = self.post;
+        r.timing.push(("settle", self.ms));
+        r
     }
 }

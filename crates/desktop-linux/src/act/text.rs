@@ -237,13 +237,12 @@ impl LinuxDesktop {
         kb.type_text(text, opts.delay)?;
         drop(kb);
         let wait = TEXT_WAIT + TEXT_WAIT_PER_CHAR * text.chars().count() as u32;
-        let (effect, post) = self
+        let settled = self
             .settle_with(&t, Route::Input, expect, &mut watch, &before_state, wait)
             .await?;
-        let mut r = t.result("type", Route::Input);
-        r.effect = effect;
-        r.post_state = post;
-        Ok(r.with("chars", text.chars().count()))
+        Ok(settled
+            .into_result(t.result("type", Route::Input))
+            .with("chars", text.chars().count()))
     }
 
     /// Types into a window whose focused element the app does not tell.
