@@ -28,8 +28,9 @@ pub struct Global {
     /// the image format: png or jpg.
     #[arg(long, global = true, value_enum)]
     pub format: Option<Format>,
-    /// Bound on every call to an app, in milliseconds; an app slower than this is APP_UNRESPONSIVE.
-    #[arg(long, global = true, default_value_t = 3000, value_name = "MS")]
+    /// Bound on every call to an app (milliseconds, or with a unit: 3s, 500ms); an app
+    /// slower than this is APP_UNRESPONSIVE.
+    #[arg(long, global = true, default_value = "3000", value_name = "MS", value_parser = positive_ms)]
     pub call_timeout: u64,
     /// Print where the time went to stderr.
     #[arg(long, global = true, hide = true)]
@@ -118,6 +119,54 @@ pub struct TargetArgs {
     /// Process id.
     #[arg(long)]
     pub pid: Option<u32>,
+}
+
+/// A duration in milliseconds: a plain number is milliseconds; `ms`, `s` and `m` units are
+/// accepted (`500ms`, `8s`, `1.5s`, `2m`).
+pub fn ms(s: &str) -> Result<u64, String> {
+    duration(s, 1.0)
+}
+
+/// As [`ms`], but zero is refused (a bound of nothing would fail every call).
+pub fn positive_ms(s: &str) -> Result<u64, String> {
+    match ms(s)? {
+        0 => Err("must be more than 0".into()),
+        n => Ok(n),
+    }
+}
+
+/// A duration in seconds: a plain number is seconds; `ms`, `s` and `m` units are accepted
+/// (sub-second values round up to a whole second).
+pub fn secs(s: &str) -> Result<u64, String> {
+    let plain = s.trim().chars().all(|c| c.is_ascii_digit() || c == '.');
+    let ms = duration(s, if plain { 1000.0 } else { 1.0 })?;
+    Ok(ms.div_ceil(1000))
+}
+
+/// Parses `N`, `Nms`, `Ns` or `Nm` into milliseconds, a plain number counting `unit_ms`.
+fn duration(s: &str, unit_ms: f64) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1000.0)
+    } else if let Some(n) = t.strip_suffix('m') {
+        (n, 60_000.0)
+    } else {
+        (t, unit_ms)
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration (examples: 500, 500ms, 8s, 2m)"))?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(format!("`{s}` is not a duration (it must be 0 or more)"));
+    }
+    let ms = (v * scale).round();
+    if ms > 86_400_000.0 {
+        return Err(format!("`{s}` is longer than a day"));
+    }
+    Ok(ms as u64)
 }
 
 fn parse_window_id(s: &str) -> Result<u64, String> {
@@ -284,7 +333,7 @@ pub struct TypeArgs {
     #[arg(long, value_name = "COMBO")]
     pub key: Option<String>,
     /// Milliseconds between keystrokes.
-    #[arg(long, default_value_t = 0, value_name = "MS")]
+    #[arg(long, default_value = "0", value_name = "MS", value_parser = ms)]
     pub delay: u64,
     /// Type into this element (id from the last read): it is focused first, and the text
     /// goes after its existing text (on every toolkit).
@@ -401,8 +450,8 @@ pub struct ActionArgs {
 
 #[derive(Debug, Args)]
 pub struct LaunchArgs {
-    /// Seconds to wait for its window.
-    #[arg(long, default_value_t = 30)]
+    /// Seconds to wait for its window (or with a unit: 30s, 2m).
+    #[arg(long, default_value = "30", value_parser = secs)]
     pub wait: u64,
     /// The program and its arguments.
     #[arg(
@@ -479,10 +528,10 @@ pub struct WaitArgs {
     #[arg(long)]
     pub gone: bool,
     /// Give up after this many milliseconds (TIMEOUT, saying what was last seen).
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    #[arg(long, default_value = "10000", value_name = "MS", value_parser = ms)]
     pub timeout: u64,
     /// Milliseconds between reads.
-    #[arg(long, default_value_t = 250, value_name = "MS")]
+    #[arg(long, default_value = "250", value_name = "MS", value_parser = positive_ms)]
     pub interval: u64,
 }
 
@@ -498,10 +547,10 @@ pub struct ObserveArgs {
     pub roles: Option<String>,
     /// Milliseconds between reads when the app sends no change events (with events, a slow
     /// safety read every 10 s at most).
-    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    #[arg(long, default_value = "1000", value_name = "MS", value_parser = positive_ms)]
     pub interval: u64,
     /// Stop after this many seconds (0: until Ctrl+C).
-    #[arg(long, default_value_t = 0, value_name = "SECS")]
+    #[arg(long, default_value = "0", value_name = "SECS", value_parser = secs)]
     pub duration: u64,
     /// Only elements that are showing and on screen (default true).
     #[arg(long, value_name = "BOOL", default_value_t = true, num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
@@ -577,7 +626,7 @@ pub struct AgentArgs {
     #[arg(long)]
     pub max_tokens: Option<u32>,
     /// Seconds to wait for one model reply (default 120).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", value_parser = secs)]
     pub model_timeout: Option<u64>,
     /// Ask before: risky actions (default), all actions, or never.
     #[arg(long, value_enum)]
@@ -615,4 +664,36 @@ pub struct AgentArgs {
     /// Re-execute the actions a transcript recorded, finding elements again by role and name.
     #[arg(long, value_name = "DIR", conflicts_with = "goal")]
     pub replay: Option<std::path::PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ms, positive_ms, secs};
+
+    #[test]
+    fn durations_take_units() {
+        assert_eq!(ms("500"), Ok(500));
+        assert_eq!(ms("500ms"), Ok(500));
+        assert_eq!(ms("8s"), Ok(8000));
+        assert_eq!(ms("1.5s"), Ok(1500));
+        assert_eq!(ms("2m"), Ok(120_000));
+        assert_eq!(ms(" 0 "), Ok(0));
+        for bad in [
+            "",
+            "-1",
+            "abc",
+            "5h",
+            "nan",
+            "inf",
+            "1e400",
+            "99999999999999",
+        ] {
+            assert!(ms(bad).is_err(), "{bad}");
+        }
+        assert!(positive_ms("0").is_err());
+        assert!(positive_ms("0s").is_err());
+        assert_eq!(secs("30"), Ok(30));
+        assert_eq!(secs("500ms"), Ok(1));
+        assert_eq!(secs("2m"), Ok(120));
+    }
 }

@@ -14,7 +14,25 @@ use desktop_core::Error;
 use output::Out;
 
 fn main() {
-    std::process::exit(run());
+    // Whatever happens, stdout carries an envelope: a panic (a bug) becomes INTERNAL.
+    let code = std::panic::catch_unwind(run).unwrap_or_else(|_| {
+        let e = Error::internal("desktop-cli stopped on an unexpected condition (see stderr)");
+        Out {
+            pretty: false,
+            format: Format::Json,
+        }
+        .err(&command_name(), &e)
+    });
+    std::process::exit(code);
+}
+
+/// The arguments as text; bytes that are not UTF-8 are replaced (for messages only: clap
+/// refuses such arguments with INVALID_ARGS).
+fn args_lossy() -> Vec<String> {
+    std::env::args_os()
+        .skip(1)
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
 }
 
 fn run() -> i32 {
@@ -65,9 +83,12 @@ fn run() -> i32 {
 /// The command as typed (the first word that is not an option), for envelopes written
 /// before the command runs.
 fn command_name() -> String {
-    std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with('-'))
+    use clap::CommandFactory;
+    let cli = Cli::command();
+    let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+    args_lossy()
+        .into_iter()
+        .find(|a| names.contains(&a.as_str()))
         .unwrap_or_else(|| "desktop-cli".into())
 }
 
@@ -84,7 +105,7 @@ fn usage_error(e: &clap::Error) -> i32 {
         let _ = e.print();
         return 0;
     }
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args = args_lossy();
     let command = command_name();
     let command = command.as_str();
     let message = e.render().to_string();

@@ -143,7 +143,7 @@ fn schemas() -> Vec<(&'static str, Value)> {
                 "type": "object",
                 "required": ["code", "message"],
                 "properties": {
-                    "code": {"enum": ErrorCode::ALL.iter().map(|c| c.as_str()).collect::<Vec<_>>()},
+                    "code": {"oneOf": ErrorCode::ALL.iter().map(|c| json!({"const": c.as_str(), "description": c.meaning()})).collect::<Vec<_>>()},
                     "message": {"type": "string"},
                     "suggestion": {"type": "string"},
                     "platform_detail": {"type": "string"}
@@ -168,5 +168,39 @@ pub fn get(command: Option<&str>) -> Result<Value> {
                 Error::invalid_args(format!("no schema for `{name}`"))
                     .suggest("Known: list, read, action, sandbox, doctor, error")
             }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use desktop_core::ErrorCode;
+
+    /// The README's list of error codes is the one `ErrorCode` defines, word for word.
+    #[test]
+    fn readme_lists_every_error_code() {
+        let readme = include_str!("../../../README.md");
+        let start = "<!-- error-codes:start -->\n";
+        let end = "<!-- error-codes:end -->";
+        let at = readme.find(start).map(|i| i + start.len());
+        let to = readme.find(end);
+        let (Some(at), Some(to)) = (at, to) else {
+            panic!("README.md lacks the error-codes markers");
+        };
+        assert_eq!(
+            &readme[at..to],
+            ErrorCode::markdown_table(),
+            "README.md's error codes differ from ErrorCode; paste the table from ErrorCode::markdown_table()"
+        );
+    }
+
+    #[test]
+    fn schema_error_lists_every_code() {
+        let all = super::get(Some("error")).unwrap_or_default();
+        let listed: Vec<&str> = all["properties"]["code"]["oneOf"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|c| c["const"].as_str()).collect())
+            .unwrap_or_default();
+        let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(listed, codes);
     }
 }

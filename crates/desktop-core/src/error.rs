@@ -3,69 +3,64 @@
 use serde::Serialize;
 use std::fmt;
 
-/// Machine-readable error codes. Stable: a code is never reused for a different meaning.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum ErrorCode {
-    PermDenied,
-    NoDisplay,
-    A11yUnavailable,
-    AppNotFound,
-    WindowNotFound,
-    ElementNotFound,
-    StaleRef,
-    AmbiguousTarget,
-    ActionNotSupported,
-    ActionFailed,
-    AppUnresponsive,
-    Timeout,
-    InvalidArgs,
-    /// A key combo that does not parse (`ctrl++`, `hyper+q`).
-    InvalidKey,
-    /// An element id from a read of another window than the one named.
-    WindowMismatch,
-    /// Coordinates outside every screen.
-    OffScreen,
-    /// A value was to be set on an element that cannot be edited.
-    ReadOnly,
-    /// Toggle on something that is not a check box, switch or toggle button.
-    NotCheckable,
-    /// Synthesized input would land on an element that is hidden, disabled, off screen or covered.
-    NotInteractable,
-    PlatformNotSupported,
-    SandboxFailed,
-    Internal,
+/// Defines [`ErrorCode`] from one list: each code's variant, its JSON name and what it
+/// means. The enum, its serde names, `as_str`, `ALL` and the documentation (README,
+/// `schema error`) all come from this list, so they cannot drift apart.
+macro_rules! error_codes {
+    ($($variant:ident = $name:literal: $meaning:literal,)+) => {
+        /// Machine-readable error codes. Stable: a code is never reused for a different meaning.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+        pub enum ErrorCode {
+            $(#[doc = $meaning] #[serde(rename = $name)] $variant,)+
+        }
+
+        impl ErrorCode {
+            /// Every code, in documentation order.
+            pub const ALL: &'static [ErrorCode] = &[$(Self::$variant,)+];
+
+            /// The code as it appears in JSON (`"APP_NOT_FOUND"`).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)+
+                }
+            }
+
+            /// What the code means, in one sentence.
+            pub fn meaning(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $meaning,)+
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    NoDisplay = "NO_DISPLAY": "No X display: DISPLAY is unset or unreachable and no sandbox runs.",
+    A11yUnavailable = "A11Y_UNAVAILABLE": "The accessibility bus or its registry cannot be reached, or a window exposes no tree.",
+    AppNotFound = "APP_NOT_FOUND": "No running app matches the name given.",
+    WindowNotFound = "WINDOW_NOT_FOUND": "No window matches the title, id or pid given, or it went away.",
+    ElementNotFound = "ELEMENT_NOT_FOUND": "No element has that id in the last read, or none matches the text.",
+    StaleRef = "STALE_REF": "The element of that id is gone and nothing matches its fingerprint: read again.",
+    AmbiguousTarget = "AMBIGUOUS_TARGET": "Several windows, sandboxes or elements match; the message lists them.",
+    WindowMismatch = "WINDOW_MISMATCH": "The id comes from a read of another window than the one named.",
+    NotInteractable = "NOT_INTERACTABLE": "The element is hidden, disabled, off screen, covered, or would not take the focus.",
+    NotCheckable = "NOT_CHECKABLE": "Toggle on something that is not a check box, switch, toggle or radio button.",
+    ReadOnly = "READ_ONLY": "A value was to be set on an element that cannot be edited.",
+    OffScreen = "OFF_SCREEN": "Coordinates outside the screen.",
+    ActionNotSupported = "ACTION_NOT_SUPPORTED": "The element does not support that action (typing into a button, an unknown action name).",
+    ActionFailed = "ACTION_FAILED": "The app refused the action, or its expected effect did not show; the message says what was seen.",
+    AppUnresponsive = "APP_UNRESPONSIVE": "The app did not answer within the call timeout, or is stopped.",
+    Timeout = "TIMEOUT": "A wait ran out of time; the message says what was last seen.",
+    InvalidArgs = "INVALID_ARGS": "The command line or tool arguments are invalid (exit status 2).",
+    InvalidKey = "INVALID_KEY": "A key combo does not parse (exit status 2).",
+    PermDenied = "PERM_DENIED": "The system refused access (a file, a port, a token).",
+    SandboxFailed = "SANDBOX_FAILED": "The headless desktop could not be started, found or stopped.",
+    PlatformNotSupported = "PLATFORM_NOT_SUPPORTED": "This platform or display server lacks what the action needs.",
+    Internal = "INTERNAL": "A bug in desktop-cli; please report it with the command.",
 }
 
 impl ErrorCode {
-    /// The code as it appears in JSON (`"APP_NOT_FOUND"`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::PermDenied => "PERM_DENIED",
-            Self::NoDisplay => "NO_DISPLAY",
-            Self::A11yUnavailable => "A11Y_UNAVAILABLE",
-            Self::AppNotFound => "APP_NOT_FOUND",
-            Self::WindowNotFound => "WINDOW_NOT_FOUND",
-            Self::ElementNotFound => "ELEMENT_NOT_FOUND",
-            Self::StaleRef => "STALE_REF",
-            Self::AmbiguousTarget => "AMBIGUOUS_TARGET",
-            Self::ActionNotSupported => "ACTION_NOT_SUPPORTED",
-            Self::ActionFailed => "ACTION_FAILED",
-            Self::AppUnresponsive => "APP_UNRESPONSIVE",
-            Self::Timeout => "TIMEOUT",
-            Self::InvalidArgs => "INVALID_ARGS",
-            Self::InvalidKey => "INVALID_KEY",
-            Self::WindowMismatch => "WINDOW_MISMATCH",
-            Self::OffScreen => "OFF_SCREEN",
-            Self::ReadOnly => "READ_ONLY",
-            Self::NotCheckable => "NOT_CHECKABLE",
-            Self::NotInteractable => "NOT_INTERACTABLE",
-            Self::PlatformNotSupported => "PLATFORM_NOT_SUPPORTED",
-            Self::SandboxFailed => "SANDBOX_FAILED",
-            Self::Internal => "INTERNAL",
-        }
-    }
-
     /// Process exit code: 2 for a usage error, 1 for every other failure.
     pub fn exit_code(self) -> i32 {
         if matches!(self, Self::InvalidArgs | Self::InvalidKey) {
@@ -75,31 +70,14 @@ impl ErrorCode {
         }
     }
 
-    /// Every code, for the schema and the docs.
-    pub const ALL: &'static [ErrorCode] = &[
-        Self::PermDenied,
-        Self::NoDisplay,
-        Self::A11yUnavailable,
-        Self::AppNotFound,
-        Self::WindowNotFound,
-        Self::ElementNotFound,
-        Self::StaleRef,
-        Self::AmbiguousTarget,
-        Self::ActionNotSupported,
-        Self::ActionFailed,
-        Self::AppUnresponsive,
-        Self::Timeout,
-        Self::InvalidArgs,
-        Self::InvalidKey,
-        Self::WindowMismatch,
-        Self::OffScreen,
-        Self::ReadOnly,
-        Self::NotCheckable,
-        Self::NotInteractable,
-        Self::PlatformNotSupported,
-        Self::SandboxFailed,
-        Self::Internal,
-    ];
+    /// The list as a Markdown table (`| code | meaning |`), as the README carries it.
+    pub fn markdown_table() -> String {
+        let mut out = String::from("| code | meaning |\n|---|---|\n");
+        for c in Self::ALL {
+            out.push_str(&format!("| `{}` | {} |\n", c.as_str(), c.meaning()));
+        }
+        out
+    }
 }
 
 /// A failure with everything an agent needs to recover from it.
@@ -151,3 +129,19 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorCode;
+
+    #[test]
+    fn every_code_serializes_as_its_name_once() {
+        let mut seen = std::collections::HashSet::new();
+        for c in ErrorCode::ALL {
+            let json = serde_json::to_value(c).unwrap_or_default();
+            assert_eq!(json, c.as_str(), "{c:?}");
+            assert!(seen.insert(c.as_str()), "{} twice", c.as_str());
+            assert!(c.meaning().ends_with('.'), "{c:?}");
+        }
+    }
+}

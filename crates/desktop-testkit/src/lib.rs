@@ -6,9 +6,23 @@
 
 use rustix::process::{kill_process, Pid, Signal};
 use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+/// Polls `check` every 20 ms until it returns `Some`, failing the test with `what` after
+/// `timeout`.
+pub fn wait_until<T>(timeout: Duration, what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
 
 /// The result of one CLI run.
 #[derive(Debug)]
@@ -238,6 +252,97 @@ impl Desk {
         pid
     }
 
+    /// Chromium showing `tests/fixtures/<page>` in a fresh profile of its own, once the
+    /// page's `heading` can be read.
+    pub fn chromium_page(&mut self, page: &str, heading: &str) -> u32 {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let profile = std::env::temp_dir().join(format!(
+            "desktop-cli-test-chromium-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&profile);
+        self.temp.push(profile.clone());
+        let url = format!(
+            "file://{}",
+            repo_root().join("tests/fixtures").join(page).display()
+        );
+        let profile_arg = format!("--user-data-dir={}", profile.display());
+        let pid = self.launch(
+            &[
+                "chromium",
+                "--no-sandbox",
+                "--force-renderer-accessibility",
+                "--test-type",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-features=Translate",
+                "--window-position=0,0",
+                "--window-size=1200,780",
+                &profile_arg,
+                &url,
+            ],
+            "chromium",
+        );
+        self.wait_for_text("chromium", heading, 20);
+        pid
+    }
+
+    /// A Python fixture app (`tests/fixtures/<script>`, GTK3 or Qt5) once its window shows.
+    pub fn python_app(&mut self, script: &str) -> u32 {
+        let path = repo_root().join("tests/fixtures").join(script);
+        let path = path.to_string_lossy().into_owned();
+        self.launch(&["/usr/bin/python3", &path], script)
+    }
+
+    /// Whether a process this test started is still running.
+    pub fn alive(&mut self, pid: u32) -> bool {
+        self.apps
+            .iter_mut()
+            .find(|c| c.id() == pid)
+            .is_some_and(|c| matches!(c.try_wait(), Ok(None)))
+    }
+
+    /// Stops a program this test started (TERM, then KILL after 3 s).
+    pub fn stop_app(&mut self, pid: u32) {
+        let Some(at) = self.apps.iter().position(|c| c.id() == pid) else {
+            return;
+        };
+        let mut child = self.apps.remove(at);
+        if let Some(p) = Pid::from_raw(pid as i32) {
+            let _ = kill_process(p, Signal::TERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    /// A reader of named elements with libatspi, for checking what actions did.
+    pub fn fields(&self) -> Fields {
+        let mut child = Command::new("/usr/bin/python3")
+            .arg(repo_root().join("tests/support/atspi_fields.py"))
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("run atspi_fields.py");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Fields {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
     pub fn featherpad(&mut self) -> u32 {
         self.launch(&["featherpad"], "featherpad")
     }
@@ -295,6 +400,50 @@ impl Desk {
             .as_array()
             .cloned()
             .unwrap_or_default()
+    }
+}
+
+/// libatspi's view of a window's named elements (`tests/support/atspi_fields.py`): per
+/// name, `role`, `text` (never a password's), `count`, `checked`, `focused`.
+pub struct Fields {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl std::fmt::Debug for Fields {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Fields")
+    }
+}
+
+impl Fields {
+    /// The named elements of the first window whose title contains `window`.
+    pub fn read(&mut self, window: &str) -> Value {
+        writeln!(self.stdin, "{window}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        let v: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("atspi_fields.py answered {line:?}: {e}"));
+        assert_eq!(v["found"], true, "no window {window:?} for libatspi");
+        v["fields"].clone()
+    }
+
+    /// The text of the element named `name` (panics when it has none).
+    pub fn text(&mut self, window: &str, name: &str) -> String {
+        let f = self.read(window);
+        f[name]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no text for {name:?} in {window:?}: {}", f[name]))
+            .to_string()
+    }
+}
+
+impl Drop for Fields {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 

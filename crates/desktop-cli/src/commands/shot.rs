@@ -11,12 +11,15 @@ use desktop_linux::{sandbox, LinuxDesktop};
 use serde_json::{json, Value};
 use std::path::Path;
 
+/// A file that could not be written: `PERM_DENIED` when the system refused, else `ACTION_FAILED`.
 fn io_err(what: &str, path: &Path, e: std::io::Error) -> Error {
-    Error::new(
-        ErrorCode::PermDenied,
-        format!("{what} {}: {e}", path.display()),
-    )
-    .suggest("Choose a writable path (its directory must exist)")
+    let code = if e.kind() == std::io::ErrorKind::PermissionDenied {
+        ErrorCode::PermDenied
+    } else {
+        ErrorCode::ActionFailed
+    };
+    Error::new(code, format!("{what} {}: {e}", path.display()))
+        .suggest("Choose a path in a directory you can write to")
 }
 
 /// Fails before anything is captured when the image could not be written there.
@@ -26,11 +29,12 @@ fn check_writable(path: &Path) -> Result<()> {
         _ => Path::new("."),
     };
     if !dir.is_dir() {
-        return Err(io_err(
-            "no such directory for",
-            path,
-            std::io::Error::from(std::io::ErrorKind::NotFound),
-        ));
+        return Err(Error::invalid_args(format!(
+            "{} does not exist (the directory of --output {})",
+            dir.display(),
+            path.display()
+        ))
+        .suggest("Create the directory first, or write the image somewhere that exists"));
     }
     if path.is_dir() {
         return Err(

@@ -145,7 +145,7 @@ fn screenshot_sizes(env: &Env) {
         env.desk
             .cli(&["screenshot", "--output", "/nonexistent-dir/x.png"])
             .error_code(),
-        "PERM_DENIED"
+        "INVALID_ARGS"
     );
     assert_eq!(
         env.desk
