@@ -7,7 +7,7 @@ use std::fmt;
 /// means. The enum, its serde names, `as_str`, `ALL` and the documentation (README,
 /// `schema error`) all come from this list, so they cannot drift apart.
 macro_rules! error_codes {
-    ($($variant:ident = $name:literal: $meaning:literal,)+) => {
+    ($($variant:ident = $name:literal: $meaning:literal => $advice:literal,)+) => {
         /// Machine-readable error codes. Stable: a code is never reused for a different meaning.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
         pub enum ErrorCode {
@@ -31,33 +31,40 @@ macro_rules! error_codes {
                     $(Self::$variant => $meaning,)+
                 }
             }
+
+            /// What to do about it in general, for errors that carry no better suggestion.
+            pub fn advice(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $advice,)+
+                }
+            }
         }
     };
 }
 
 error_codes! {
-    NoDisplay = "NO_DISPLAY": "No X display: DISPLAY is unset or unreachable and no sandbox runs.",
-    A11yUnavailable = "A11Y_UNAVAILABLE": "The accessibility bus or its registry cannot be reached, or a window exposes no tree.",
-    AppNotFound = "APP_NOT_FOUND": "No running app matches the name given.",
-    WindowNotFound = "WINDOW_NOT_FOUND": "No window matches the title, id or pid given, or it went away.",
-    ElementNotFound = "ELEMENT_NOT_FOUND": "No element has that id in the last read, or none matches the text.",
-    StaleRef = "STALE_REF": "The element of that id is gone and nothing matches its fingerprint: read again.",
-    AmbiguousTarget = "AMBIGUOUS_TARGET": "Several windows, sandboxes or elements match; the message lists them.",
-    WindowMismatch = "WINDOW_MISMATCH": "The id comes from a read of another window than the one named.",
-    NotInteractable = "NOT_INTERACTABLE": "The element is hidden, disabled, off screen, covered, or would not take the focus.",
-    NotCheckable = "NOT_CHECKABLE": "Toggle on something that is not a check box, switch, toggle or radio button.",
-    ReadOnly = "READ_ONLY": "A value was to be set on an element that cannot be edited.",
-    OffScreen = "OFF_SCREEN": "Coordinates outside the screen.",
-    ActionNotSupported = "ACTION_NOT_SUPPORTED": "The element does not support that action (typing into a button, an unknown action name).",
-    ActionFailed = "ACTION_FAILED": "The app refused the action, or its expected effect did not show; the message says what was seen.",
-    AppUnresponsive = "APP_UNRESPONSIVE": "The app did not answer within the call timeout, or is stopped.",
-    Timeout = "TIMEOUT": "A wait ran out of time; the message says what was last seen.",
-    InvalidArgs = "INVALID_ARGS": "The command line or tool arguments are invalid (exit status 2).",
-    InvalidKey = "INVALID_KEY": "A key combo does not parse (exit status 2).",
-    PermDenied = "PERM_DENIED": "The system refused access (a file, a port, a token).",
-    SandboxFailed = "SANDBOX_FAILED": "The headless desktop could not be started, found or stopped.",
-    PlatformNotSupported = "PLATFORM_NOT_SUPPORTED": "This platform or display server lacks what the action needs.",
-    Internal = "INTERNAL": "A bug in desktop-cli; please report it with the command.",
+    NoDisplay = "NO_DISPLAY": "No X display: DISPLAY is unset or unreachable and no sandbox runs." => "Start a headless desktop (sandbox up) or set DISPLAY.",
+    A11yUnavailable = "A11Y_UNAVAILABLE": "The accessibility bus or its registry cannot be reached, or a window exposes no tree." => "Run the doctor command: it checks every part and says how to fix it.",
+    AppNotFound = "APP_NOT_FOUND": "No running app matches the name given." => "List the running apps and use one of their names.",
+    WindowNotFound = "WINDOW_NOT_FOUND": "No window matches the title, id or pid given, or it went away." => "List the windows and target one that is open.",
+    ElementNotFound = "ELEMENT_NOT_FOUND": "No element has that id in the last read, or none matches the text." => "Read the window again and use an id or text from that read.",
+    StaleRef = "STALE_REF": "The element of that id is gone and nothing matches its fingerprint: read again." => "Read the window again and use the new ids.",
+    AmbiguousTarget = "AMBIGUOUS_TARGET": "Several windows, sandboxes or elements match; the message lists them." => "Narrow the target (window title, role, exact text) or use an id.",
+    WindowMismatch = "WINDOW_MISMATCH": "The id comes from a read of another window than the one named." => "Read the window you mean first, or drop the window options.",
+    NotInteractable = "NOT_INTERACTABLE": "The element is hidden, disabled, off screen, covered, or would not take the focus." => "Bring it into view, wait until it is enabled, or act on another element.",
+    NotCheckable = "NOT_CHECKABLE": "Toggle on something that is not a check box, switch, toggle or radio button." => "Click it instead.",
+    ReadOnly = "READ_ONLY": "A value was to be set on an element that cannot be edited." => "Pick an editable element.",
+    OffScreen = "OFF_SCREEN": "Coordinates outside the screen." => "Use coordinates inside the screen.",
+    ActionNotSupported = "ACTION_NOT_SUPPORTED": "The element does not support that action (typing into a button, an unknown action name)." => "Read the element's actions and use one of them, or another command.",
+    ActionFailed = "ACTION_FAILED": "The app refused the action, or its expected effect did not show; the message says what was seen." => "Read the element to see its state, then retry or take another way.",
+    AppUnresponsive = "APP_UNRESPONSIVE": "The app did not answer within the call timeout, or is stopped." => "Retry later, raise the call timeout, or restart the app.",
+    Timeout = "TIMEOUT": "A wait ran out of time; the message says what was last seen." => "Raise the timeout, or check the target with a read.",
+    InvalidArgs = "INVALID_ARGS": "The command line or tool arguments are invalid (exit status 2)." => "See the command's --help for its options.",
+    InvalidKey = "INVALID_KEY": "A key combo does not parse (exit status 2)." => "Write combos as modifiers and a key joined by +, e.g. ctrl+shift+t, enter, f5.",
+    PermDenied = "PERM_DENIED": "The system refused access (a file, a port, a token)." => "Check the permissions of the file, port or token involved.",
+    SandboxFailed = "SANDBOX_FAILED": "The headless desktop could not be started, found or stopped." => "Run the doctor command; install the runtime packages if any is missing.",
+    PlatformNotSupported = "PLATFORM_NOT_SUPPORTED": "This platform or display server lacks what the action needs." => "Run on X11 (or Xwayland with DISPLAY set).",
+    Internal = "INTERNAL": "A bug in desktop-cli; please report it with the command." => "This is a bug in desktop-cli; please report it with the command you ran.",
 }
 
 impl ErrorCode {
@@ -99,11 +106,13 @@ impl fmt::Display for Error {
 }
 
 impl Error {
+    /// An error with the code's general advice as its suggestion; `suggest` replaces it
+    /// with a better one. Every error an agent sees says what to do next.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
             code,
             message: message.into(),
-            suggestion: None,
+            suggestion: Some(code.advice().to_string()),
             platform_detail: None,
         }
     }

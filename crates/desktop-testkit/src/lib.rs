@@ -131,6 +131,17 @@ impl Desk {
         to_run(out)
     }
 
+    /// Runs `desktop-cli ARGS` with arguments that need not be UTF-8, stdin closed.
+    pub fn cli_os(&self, args: &[std::ffi::OsString]) -> Run {
+        let out = Command::new(&self.bin)
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::null())
+            .output()
+            .expect("run desktop-cli");
+        to_run(out)
+    }
+
     /// Starts `desktop-cli ARGS` in the background with its stdout piped (for `observe`).
     pub fn spawn_cli(&self, args: &[&str]) -> Child {
         Command::new(&self.bin)

@@ -64,6 +64,9 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
             }
         }
         Command::Mcp(a) => {
+            // Over stdio, stdout belongs to the protocol: failures go to stderr. Over HTTP
+            // it is free, and a failure to start is an envelope like any other command's.
+            let stdio = a.http.is_none();
             let o = crate::mcp::Options {
                 http: a.http,
                 allow_remote: a.allow_remote,
@@ -72,11 +75,11 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
             };
             match crate::mcp::run(o).await {
                 Ok(()) => 0,
-                Err(e) => {
-                    // stdout belongs to the protocol: report on stderr.
+                Err(e) if stdio => {
                     crate::output::notice(&format!("{}: {}", e.code.as_str(), e.message));
                     e.code.exit_code()
                 }
+                Err(e) => out.err("mcp", &e),
             }
         }
         Command::Agent(a) => crate::agent::command(&g, out, a).await,

@@ -79,7 +79,8 @@ pub async fn run(d: &LinuxDesktop, a: ScreenshotArgs, format: Option<Format>) ->
     match &output {
         Some(p) => {
             write_atomic(p, &shot.bytes)?;
-            data["path"] = json!(p);
+            // A path need not be UTF-8; the envelope shows it readably.
+            data["path"] = json!(p.to_string_lossy());
         }
         None => {
             data["base64"] = json!(base64::engine::general_purpose::STANDARD.encode(&shot.bytes))

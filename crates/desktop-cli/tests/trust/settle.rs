@@ -1,0 +1,89 @@
+//! Settling: what an action did is visible to the very next command, with no pause.
+
+use crate::{elements, ids, Env, Test, GTK, QT, WEB};
+
+pub const TESTS: &[(&str, Test)] = &[
+    (
+        "settle::chromium_click_then_read_shows_the_click",
+        click_then_read,
+    ),
+    ("settle::gtk3_dialog_type_then_ok_10_rounds", dialog_gtk),
+    ("settle::qt5_dialog_type_then_ok_10_rounds", dialog_qt),
+];
+
+/// The page's generation counter, as an immediate `read` shows it.
+fn generation(env: &Env) -> u64 {
+    let data = env.ok(&["read", "--window", WEB, "--text", "Generation"]);
+    let texts: Vec<String> = elements(&data).into_iter().map(|(_, t, _)| t).collect();
+    texts
+        .iter()
+        .find_map(|t| t.strip_prefix("Generation ")?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no generation in {texts:?}"))
+}
+
+/// A click whose handler redraws part of the page, then a read at once: the read shows the
+/// redraw every time, through synthesized input (a double click: two clicks) and through
+/// the element's own action.
+fn click_then_read(env: &Env) {
+    let click = ["click", "--text", "Redraw", "--exact", "--window", WEB];
+    let mut want = generation(env);
+    for round in 0..50 {
+        let r = env.ok(&[&click[..], &["--double"]].concat());
+        assert_eq!(r["route"], "input", "{r}");
+        want += 2;
+        assert_eq!(
+            generation(env),
+            want,
+            "input round {round}: the read missed the click"
+        );
+    }
+    for round in 0..25 {
+        let r = env.ok(&click);
+        assert_eq!(r["route"], "a11y", "{r}");
+        want += 1;
+        assert_eq!(
+            generation(env),
+            want,
+            "a11y round {round}: the read missed the click"
+        );
+    }
+}
+
+fn dialog_gtk(env: &Env) {
+    dialog(env, GTK);
+}
+
+fn dialog_qt(env: &Env) {
+    dialog(env, QT);
+}
+
+/// Opens the form's dialog, types into its entry and presses OK at once: the form shows
+/// exactly the typed text, every round.
+fn dialog(env: &Env, window: &str) {
+    let mut fields = env.desk().fields();
+    for round in 0..10 {
+        env.ok(&["click", "--text", "Ask", "--window", window, "--exact"]);
+        env.ok(&[
+            "wait",
+            "--window",
+            "Question",
+            "--for-text",
+            "Reply",
+            "--timeout",
+            "5s",
+        ]);
+        let [reply, ok]: [String; 2] = ids(env, "Question", &[("input", "Reply"), ("btn", "OK")])
+            .try_into()
+            .unwrap();
+        let text = format!("round {round} héllo wörld");
+        let typed = env.ok(&["type", "--id", &reply, &text, "--window", "Question"]);
+        assert_eq!(typed["post_state"]["v"], text.as_str(), "{typed}");
+        env.ok(&["click", "--id", &ok, "--window", "Question"]);
+        let want = format!("Answer: {text}");
+        let f = fields.read(window);
+        assert!(
+            f.get(&want).is_some(),
+            "round {round}: the form shows no {want:?}: {f}"
+        );
+    }
+}
