@@ -168,34 +168,104 @@ def bench_tokens(name, spec):
 
 
 def bench_actions():
-    """Whole-process `click --id` and `type hello` next to xdotool's coordinate click and
-    typing, on gtk3-widget-factory's check box and entry, interleaved."""
+    """Whole-process `click --id` and `type --id N hello` next to xdotool's coordinate click
+    and typing, on gtk3-widget-factory's check box and entry, interleaved. Ours include
+    delivery (the field holds the focus before the first key) and settling (the app has
+    the input and shows it); `--timing` reports the settling part separately."""
     app = "gtk3-widget-factory"
     data = json.loads(cli("read", "--app", app, "--roles", "chk,input").stdout)["data"]
     els = flatten(data["elements"])
     chk = next(e for e in els if e["r"] == "chk" and "e" not in e)
     entry = next(e for e in els if e["r"] == "input" and "e" not in e and e.get("v") == "entry")
     x, y = chk["b"][0] + chk["b"][2] // 2, chk["b"][1] + chk["b"][3] // 2
-    ours_click, xdo_click, ours_type, xdo_type = [], [], [], []
+    ours_click, settle_click, xdo_click = [], [], []
+    ours_type, settle_type, blind_type, xdo_type = [], [], [], []
     cli("focus", "--app", app)
     for _ in range(RUNS):
-        ms, _ = timed([BIN, "click", "--id", str(chk["i"]), "--app", app])
+        ms, r = timed([BIN, "click", "--id", str(chk["i"]), "--app", app, "--timing"])
         ours_click.append(ms)
+        settle_click.append(timing_parts(r.stderr)["settle"])
         ms, _ = timed(["xdotool", "mousemove", str(x), str(y), "click", "--delay", "0", "1"])
         xdo_click.append(ms)
-    cli("focus", "--id", str(entry["i"]))
     for _ in range(RUNS):
-        ms, _ = timed([BIN, "type", "hello"])
+        cli("set-value", "--id", str(entry["i"]), "--app", app, "--value", "entry")
+        ms, r = timed([BIN, "type", "--id", str(entry["i"]), "--app", app, "hello", "--timing"])
         ours_type.append(ms)
+        settle_type.append(timing_parts(r.stderr)["settle"])
         ms, _ = timed(["xdotool", "type", "--delay", "0", "hello"])
         xdo_type.append(ms)
-    cli("set-value", "--id", str(entry["i"]), "--value", "entry")
+        ms, _ = timed([BIN, "type", "hello"])
+        blind_type.append(ms)
+    cli("set-value", "--id", str(entry["i"]), "--app", app, "--value", "entry")
     return {
         "click_id_ms": med(ours_click),
+        "click_settle_ms": med(settle_click),
         "xdotool_click_ms": med(xdo_click),
-        "type_hello_ms": med(ours_type),
+        "type_id_hello_ms": med(ours_type),
+        "type_id_settle_ms": med(settle_type),
+        "type_focused_hello_ms": med(blind_type),
         "xdotool_type_ms": med(xdo_type),
     }
+
+
+FORMS = {
+    "gtk3": {"cmd": [PY, os.path.join(ROOT, "tests/fixtures/form_gtk.py")], "window": "GTK Form"},
+    "qt5": {"cmd": [PY, os.path.join(ROOT, "tests/fixtures/form_qt.py")], "window": "Qt Form"},
+    "chromium": {
+        "cmd": APPS["chromium"]["cmd"][:-2] + ["--user-data-dir=/tmp/desktop-cli-bench-forms",
+                                               "file://" + os.path.join(ROOT, "tests/fixtures/forms.html")],
+        "window": "Forms Page",
+    },
+}
+
+
+def bench_reliability(rounds=20):
+    """Agent tempo: per round `type --id <Full name> A` then at once `type --id <Email> B`
+    (11 characters each), no pause, on each form; libatspi reads both fields after every
+    round. Characters missing from their field are lost; characters of one field's text
+    found in the other are misdirected."""
+    reader = subprocess.Popen([PY, os.path.join(ROOT, "tests/support/atspi_fields.py")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    out = []
+    for name, spec in FORMS.items():
+        proc = subprocess.Popen(spec["cmd"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.time() + 40
+            while time.time() < deadline:
+                r = cli("read", "--window", spec["window"], "-i")
+                if r.returncode == 0 and "Full name" in r.stdout and "Email" in r.stdout:
+                    break
+                time.sleep(0.2)
+            data = json.loads(r.stdout)["data"]
+            ids = {e.get("t"): str(e["i"]) for e in flatten(data["elements"])}
+            w = ["--window", spec["window"]]
+            lost = misdirected = failed = 0
+            for i in range(rounds):
+                for field in ("Full name", "Email"):
+                    cli("set-value", "--id", ids[field], "--value", "", *w)
+                want = {"Full name": f"n{i:02d}-abcdefg", "Email": f"m{i:02d}-ijklmno"}
+                for field, text in want.items():
+                    if cli("type", "--id", ids[field], text, *w).returncode != 0:
+                        failed += 1
+                reader.stdin.write(spec["window"] + "\n")
+                reader.stdin.flush()
+                fields = json.loads(reader.stdout.readline())["fields"]
+                for field, text in want.items():
+                    got = fields.get(field, {}).get("text", "")
+                    kept = sum(1 for _ in zip(got, text) if _[0] == _[1])
+                    lost += len(text) - kept
+                    misdirected += max(0, len(got) - kept)
+            out.append({"app": name, "rounds": rounds, "chars": rounds * 22, "lost": lost,
+                        "misdirected": misdirected, "failed_commands": failed})
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    reader.stdin.close()
+    reader.wait()
+    return out
 
 
 def cpu_ticks(pid):
@@ -296,6 +366,7 @@ def main():
         speed = [bench_speed(n, s) for n, s in APPS.items()]
         toks = [bench_tokens(n, s) for n, s in APPS.items() if n != "qt5"]
         acts = bench_actions()
+        reliability = bench_reliability()
         see = bench_see()
         mcp = bench_mcp()
         agent = bench_agent()
@@ -307,7 +378,8 @@ def main():
                 p.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 p.kill()
-    results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts, "see": see, "mcp": mcp, "agent": agent}
+    results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts, "reliability": reliability,
+               "see": see, "mcp": mcp, "agent": agent}
     with open(os.path.join(ROOT, "bench/out/results.json"), "w") as f:
         json.dump(results, f, indent=1)
     print(f"read speed, median of {RUNS} runs (ms)\n")
@@ -335,6 +407,7 @@ def main():
         print(f"| {t['app']} | {c['seed000']} | {c['default']} | {t['default_vs_seed000']:.0%} | {c['interactive']} | {c['interactive_text']} "
               f"| {t['interactive_elements']} | {t['json_i_per_interactive']:.1f} / {t['text_i_per_interactive']:.1f} |")
     print_actions(acts)
+    print_reliability(reliability)
     print_see(see)
     if mcp:
         print("\nMCP (warm server, stdio, Python SDK client) against the CLI as a process, median (ms)\n")
@@ -364,10 +437,22 @@ def print_see(s):
 
 def print_actions(a):
     print("\nactions, whole process, median (ms)\n")
-    print("| | desktop-cli | xdotool | ratio |")
-    print("|---|---|---|---|")
-    print(f"| click (ours: --id on a check box, accessibility route; xdotool: at its center) | {a['click_id_ms']:.1f} | {a['xdotool_click_ms']:.1f} | {a['click_id_ms'] / a['xdotool_click_ms']:.1f}x |")
-    print(f"| type hello | {a['type_hello_ms']:.1f} | {a['xdotool_type_ms']:.1f} | {a['type_hello_ms'] / a['xdotool_type_ms']:.1f}x |")
+    print("| | desktop-cli | of which settling | xdotool | ratio |")
+    print("|---|---|---|---|---|")
+    print(f"| click (ours: --id on a check box, accessibility route, state read back; xdotool: at its center) "
+          f"| {a['click_id_ms']:.1f} | {a['click_settle_ms']:.1f} | {a['xdotool_click_ms']:.1f} | {a['click_id_ms'] / a['xdotool_click_ms']:.1f}x |")
+    print(f"| type hello (ours: --id N, focus held, caret at the end, text read back; xdotool: into the focused entry) "
+          f"| {a['type_id_hello_ms']:.1f} | {a['type_id_settle_ms']:.1f} | {a['xdotool_type_ms']:.1f} | {a['type_id_hello_ms'] / a['xdotool_type_ms']:.1f}x |")
+    print(f"| type hello (ours: no id, where the focus is, named and read back) "
+          f"| {a['type_focused_hello_ms']:.1f} | | {a['xdotool_type_ms']:.1f} | {a['type_focused_hello_ms'] / a['xdotool_type_ms']:.1f}x |")
+
+
+def print_reliability(rows):
+    print("\nreliability at agent tempo: type A into one field then at once type B into the next, read back with libatspi\n")
+    print("| app | rounds | characters typed | lost | misdirected | failed commands |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['app']} | {r['rounds']} | {r['chars']} | {r['lost']} | {r['misdirected']} | {r['failed_commands']} |")
 
 
 if __name__ == "__main__":

@@ -205,7 +205,9 @@ fn http_refusals(env: &Env) {
             "{args:?} must not start: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(out.stdout.is_empty(), "stdout stays clean");
+        // Over HTTP stdout is no protocol channel: the refusal is an envelope like any other.
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["error"]["code"], "INVALID_ARGS", "{j}");
     };
     refused(&["--http", &format!("0.0.0.0:{port}")]);
     refused(&["--http", &format!("0.0.0.0:{port}"), "--allow-remote"]);
