@@ -94,7 +94,10 @@ impl LinuxDesktop {
                     })
                 });
             if let Some(w) = mine {
-                let mut r = ActionResult::new("launch", Route::System)
+                let mut r = ActionResult::new("launch", Route::System);
+                // Its window can be read: the launch did what it was for.
+                r.effect = desktop_core::action::Effect::Confirmed;
+                let mut r = r
                     .with("app", w.app.clone())
                     .with("pid", w.pid)
                     .with("title", w.title.clone());

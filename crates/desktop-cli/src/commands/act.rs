@@ -79,6 +79,13 @@ async fn scoped_window(
     d.resolve(&scope).await.map(Some)
 }
 
+/// Waits until the window at `at` has taken the input sent there (see `settle_at`).
+async fn settled(d: &LinuxDesktop, mut r: ActionResult, at: (i32, i32)) -> Result<ActionResult> {
+    let ms = d.settle_at(at.0, at.1).await?;
+    r.timing.push(("settle", ms));
+    Ok(r)
+}
+
 pub async fn click(d: &LinuxDesktop, a: ClickArgs) -> Result<ActionResult> {
     let count = if a.double { 2 } else { 1 };
     if let (Some(x), Some(y)) = (a.x, a.y) {
@@ -92,9 +99,9 @@ pub async fn click(d: &LinuxDesktop, a: ClickArgs) -> Result<ActionResult> {
             xc.raise_and_focus(id)?;
         }
         xc.click(x, y, button(a.button), count)?;
-        return Ok(ActionResult::new("click", Route::Input)
-            .with("x", x)
-            .with("y", y));
+        return settled(d, ActionResult::new("click", Route::Input), (x, y))
+            .await
+            .map(|r| r.with("x", x).with("y", y));
     }
     let live = element(d, &a.target, &a.element).await?;
     d.click(&live, button(a.button), count).await
@@ -105,10 +112,9 @@ pub async fn hover(d: &LinuxDesktop, a: ClickArgs) -> Result<ActionResult> {
         let xc = d.x.as_ref().ok_or_else(desktop_linux::x11::no_display)?;
         xc.check_on_screen(x, y)?;
         xc.move_pointer(x, y)?;
-        xc.sync()?;
-        return Ok(ActionResult::new("hover", Route::Input)
-            .with("x", x)
-            .with("y", y));
+        return settled(d, ActionResult::new("hover", Route::Input), (x, y))
+            .await
+            .map(|r| r.with("x", x).with("y", y));
     }
     let live = element(d, &a.target, &a.element).await?;
     d.hover(&live).await
@@ -184,8 +190,11 @@ pub async fn focus(d: &LinuxDesktop, a: FocusArgs) -> Result<ActionResult> {
             )
         })?;
     xc.raise_and_focus(id)?;
-    Ok(ActionResult::new("focus", Route::System)
-        .with("app", window.app)
+    let mut r = ActionResult::new("focus", Route::System);
+    if xc.focused(&xc.windows()?) == Some(id) {
+        r.effect = desktop_core::action::Effect::Confirmed;
+    }
+    Ok(r.with("app", window.app)
         .with("title", window.title)
         .with("window_id", id))
 }
@@ -245,7 +254,9 @@ pub async fn scroll(d: &LinuxDesktop, a: ScrollArgs) -> Result<ActionResult> {
         (cx.clamp(0, xc.screen.w - 1), cy.clamp(0, xc.screen.h - 1))
     };
     xc.scroll(x, y, wheel, a.amount)?;
-    Ok(result.with("x", x).with("y", y).with("amount", a.amount))
+    settled(d, result, (x, y))
+        .await
+        .map(|r| r.with("x", x).with("y", y).with("amount", a.amount))
 }
 
 /// One end of a drag: a point, or the center of an element (with its window).
@@ -293,9 +304,12 @@ pub async fn drag(d: &LinuxDesktop, a: DragArgs) -> Result<ActionResult> {
         xc.raise_and_focus(w)?;
     }
     xc.drag(from, to, Button::Left).await?;
-    Ok(ActionResult::new("drag", Route::Input)
-        .with("from", vec![from.0, from.1])
-        .with("to", vec![to.0, to.1]))
+    settled(d, ActionResult::new("drag", Route::Input), to)
+        .await
+        .map(|r| {
+            r.with("from", vec![from.0, from.1])
+                .with("to", vec![to.0, to.1])
+        })
 }
 
 pub async fn set_value(d: &LinuxDesktop, a: SetValueArgs) -> Result<ActionResult> {

@@ -7,6 +7,10 @@ pub const TESTS: &[(&str, Test)] = &[
         "settle::chromium_click_then_read_shows_the_click",
         click_then_read,
     ),
+    (
+        "settle::type_without_id_names_the_focused_element",
+        type_where_focused,
+    ),
     ("settle::gtk3_dialog_type_then_ok_10_rounds", dialog_gtk),
     ("settle::qt5_dialog_type_then_ok_10_rounds", dialog_qt),
 ];
@@ -46,6 +50,30 @@ fn click_then_read(env: &Env) {
             want,
             "a11y round {round}: the read missed the click"
         );
+    }
+}
+
+/// `type` without an id goes where the focus is, says which element that was, and reads
+/// the text back there; on every toolkit.
+fn type_where_focused(env: &Env) {
+    let mut fields = env.desk().fields();
+    for window in [GTK, QT, WEB] {
+        let [email]: [String; 1] = ids(env, window, &[("input", "Email")]).try_into().unwrap();
+        env.ok(&[
+            "set-value",
+            "--id",
+            &email,
+            "--value",
+            "",
+            "--window",
+            window,
+        ]);
+        let f = env.ok(&["focus", "--id", &email, "--window", window]);
+        assert_eq!(f["effect"], "confirmed", "{f}");
+        let r = env.ok(&["type", "here@there", "--window", window]);
+        assert_eq!(r["element"]["t"], "Email", "{window}: {r}");
+        assert_eq!(r["effect"], "confirmed", "{window}: {r}");
+        assert_eq!(fields.text(window, "Email"), "here@there", "{window}");
     }
 }
 

@@ -56,7 +56,12 @@ fn rounds(env: &Env, window: &str, button: &str) {
     let run = |args: &[&str]| {
         let mut all = args.to_vec();
         all.extend_from_slice(&w);
-        env.ok(&all)
+        let v = env.ok(&all);
+        assert!(
+            matches!(v["effect"].as_str(), Some("confirmed" | "unverifiable")),
+            "every action says its effect: {v}"
+        );
+        v
     };
     // Start from known contents.
     run(&["set-value", "--id", &pwd, "--value", ""]);

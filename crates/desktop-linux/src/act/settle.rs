@@ -339,6 +339,35 @@ impl LinuxDesktop {
         }
     }
 
+    /// Settles after input at a screen point that names no element (a click at x,y, a
+    /// wheel turn, a drag's end): the window there has read the input, and, for an app
+    /// whose tree changes afterwards, its events have gone quiet. Returns the time taken.
+    pub async fn settle_at(&self, x: i32, y: i32) -> Result<f64> {
+        let t = Instant::now();
+        let Some(xc) = self.x.as_ref() else {
+            return Ok(0.0);
+        };
+        xc.sync()?;
+        let Some(window) = xc.top_level_at(x, y) else {
+            return Ok(0.0);
+        };
+        let pid = xc
+            .windows()?
+            .into_iter()
+            .find(|w| w.id == window)
+            .and_then(|w| w.pid);
+        let known = crate::identity::Identities::load(&self.address);
+        let app = pid.and_then(|p| known.apps.iter().find(|(_, id)| id.pid == p));
+        let name = app.map_or("the app", |(_, id)| id.name.as_str());
+        self.consumed(Some(window), name)?;
+        if let Some((owner, id)) = app.filter(|(_, id)| id.is_chromium()) {
+            let (mut watch, _) = self.app_watch(owner).await;
+            watch.quiet(ASYNC_FIRST_EVENT).await;
+            let _ = id;
+        }
+        Ok(t.elapsed().as_secs_f64() * 1000.0)
+    }
+
     /// Settles after an action on `live` (see the module comment) and tells its effect and
     /// the element's state afterwards (`None` when unchanged from `before`).
     pub(crate) async fn settle(

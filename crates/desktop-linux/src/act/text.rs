@@ -416,7 +416,7 @@ impl LinuxDesktop {
     }
 
     /// A watch on `owner`'s events, and whether its tree updates asynchronously.
-    async fn app_watch(&self, owner: &str) -> (Watch, bool) {
+    pub(crate) async fn app_watch(&self, owner: &str) -> (Watch, bool) {
         let toolkit = self.toolkit_of(owner).await;
         let probe_live = Live {
             node: desktop_core::Node {
