@@ -118,7 +118,8 @@ async fn one(bus: &Bus, bus_name: &str, q: &AppQuery, known: Option<&Identity>) 
     let hung = |name: Option<String>, learned: Option<(String, Identity)>| {
         Some(One {
             app: Err(Unresponsive {
-                app: name.or_else(|| identity::program_name(pid)),
+                // Unknown: the caller names it from its windows or its program.
+                app: name,
                 pid,
                 code: "APP_UNRESPONSIVE",
             }),

@@ -172,7 +172,16 @@ impl LinuxDesktop {
             frames: true,
             budget,
         };
-        let listing = self.app_list(&q).await?;
+        let mut listing = self.app_list(&q).await?;
+        // A hung app nobody has named yet: its windows' class (which toolkits derive from
+        // the app's name), else its program's full name.
+        for u in listing.unresponsive.iter_mut().filter(|u| u.app.is_none()) {
+            u.app = xwins
+                .iter()
+                .find(|w| w.pid == Some(u.pid) && !w.class.is_empty())
+                .map(|w| w.class.clone())
+                .or_else(|| identity::program_name(u.pid));
+        }
         let windows = windows::join(&listing.apps, &xwins, focused);
         let app_names = listing.apps.into_iter().map(|a| a.name).collect();
         Ok(WindowList {
@@ -215,7 +224,9 @@ impl LinuxDesktop {
 impl Desktop for LinuxDesktop {
     async fn apps(&self) -> Result<AppList> {
         let apps::Listing {
-            apps, unresponsive, ..
+            apps,
+            mut unresponsive,
+            ..
         } = self
             .app_list(&apps::AppQuery {
                 frames: true,
@@ -223,6 +234,9 @@ impl Desktop for LinuxDesktop {
                 ..Default::default()
             })
             .await?;
+        for u in unresponsive.iter_mut().filter(|u| u.app.is_none()) {
+            u.app = identity::program_name(u.pid);
+        }
         let mut apps: Vec<AppInfo> = apps
             .into_iter()
             .map(|a| AppInfo {
