@@ -348,22 +348,26 @@ impl LinuxDesktop {
             return Ok(0.0);
         };
         xc.sync()?;
-        let Some(window) = xc.top_level_at(x, y) else {
+        let windows = xc.windows()?;
+        // The client window there: the top-level itself without a window manager; under a
+        // reparenting one, the topmost client whose box holds the point.
+        let at = xc.top_level_at(x, y);
+        let Some(client) = windows
+            .iter()
+            .find(|w| Some(w.id) == at)
+            .or_else(|| windows.iter().rev().find(|w| w.bounds.contains_point(x, y)))
+        else {
             return Ok(0.0);
         };
-        let pid = xc
-            .windows()?
-            .into_iter()
-            .find(|w| w.id == window)
-            .and_then(|w| w.pid);
         let known = crate::identity::Identities::load(&self.address);
-        let app = pid.and_then(|p| known.apps.iter().find(|(_, id)| id.pid == p));
+        let app = client
+            .pid
+            .and_then(|p| known.apps.iter().find(|(_, id)| id.pid == p));
         let name = app.map_or("the app", |(_, id)| id.name.as_str());
-        self.consumed(Some(window), name)?;
-        if let Some((owner, id)) = app.filter(|(_, id)| id.is_chromium()) {
+        self.consumed(Some(client.id), name)?;
+        if let Some((owner, _)) = app.filter(|(_, id)| id.is_chromium()) {
             let (mut watch, _) = self.app_watch(owner).await;
             watch.quiet(ASYNC_FIRST_EVENT).await;
-            let _ = id;
         }
         Ok(t.elapsed().as_secs_f64() * 1000.0)
     }
