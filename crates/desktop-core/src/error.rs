@@ -59,7 +59,7 @@ error_codes! {
     ActionFailed = "ACTION_FAILED": "The app refused the action, or its expected effect did not show; the message says what was seen." => "Read the element to see its state, then retry or take another way.",
     AppUnresponsive = "APP_UNRESPONSIVE": "The app did not answer within the call timeout, or is stopped." => "Retry later, raise the call timeout, or restart the app.",
     Timeout = "TIMEOUT": "A wait ran out of time; the message says what was last seen." => "Raise the timeout, or check the target with a read.",
-    InvalidArgs = "INVALID_ARGS": "The command line or tool arguments are invalid (exit status 2)." => "See the command's --help for its options.",
+    InvalidArgs = "INVALID_ARGS": "The command line or tool arguments are invalid (exit status 2)." => "Check the arguments against the command's help.",
     InvalidKey = "INVALID_KEY": "A key combo does not parse (exit status 2)." => "Write combos as modifiers and a key joined by +, e.g. ctrl+shift+t, enter, f5.",
     PermDenied = "PERM_DENIED": "The system refused access (a file, a port, a token)." => "Check the permissions of the file, port or token involved.",
     SandboxFailed = "SANDBOX_FAILED": "The headless desktop could not be started, found or stopped." => "Run the doctor command; install the runtime packages if any is missing.",

@@ -157,29 +157,33 @@ impl RefMap {
                 ErrorCode::ElementNotFound,
                 format!("no element ids on record (id {id})"),
             )
-            .suggest("Run `desktop-cli read` first: it assigns the ids actions take")
+            .suggest("Read the window first: a read assigns the ids actions take")
         })?;
-        let window = if scope.is_empty() {
-            last
-        } else {
-            match self.windows.iter().rev().find(|w| w.matches(scope)) {
-                Some(w) => w,
-                None if last.get(id).is_some() => {
-                    return Err(Error::new(
+        let window =
+            if scope.is_empty() {
+                last
+            } else {
+                match self.windows.iter().rev().find(|w| w.matches(scope)) {
+                    Some(w) => w,
+                    None if last.get(id).is_some() => return Err(Error::new(
                         ErrorCode::WindowMismatch,
                         format!(
                             "id {id} comes from the read of {} \"{}\", not of the window you named",
                             last.app, last.title
                         ),
                     )
-                    .suggest("Read the window you mean first, or drop --app/--window to act on the last read"))
+                    .suggest(
+                        "Read the window you mean first, or name no window to act on the last read",
+                    )),
+                    None => {
+                        return Err(Error::new(
+                            ErrorCode::ElementNotFound,
+                            format!("no read of that window is on record (id {id})"),
+                        )
+                        .suggest("Read that window first, with the same target"))
+                    }
                 }
-                None => {
-                    return Err(Error::new(ErrorCode::ElementNotFound, format!("no read of that window is on record (id {id})"))
-                        .suggest("Run `desktop-cli read` with the same --app/--window first"))
-                }
-            }
-        };
+            };
         let entry = window.get(id).ok_or_else(|| {
             let max = window.elements.iter().map(|e| e.id).max().unwrap_or(0);
             Error::new(
@@ -235,9 +239,7 @@ pub fn rematch<'a>(entry: &RefEntry, tree: &'a [Node]) -> Result<&'a Node> {
                 entry.id, entry.role, entry.name
             ),
         )
-        .suggest(
-            "The UI changed since the read: run `desktop-cli read` again and use the new ids",
-        )),
+        .suggest("The UI changed since the read: read the window again and use the new ids")),
         1 => Ok(found[0]),
         _ => {
             let same_place: Vec<&Node> = found
@@ -258,7 +260,7 @@ pub fn rematch<'a>(entry: &RefEntry, tree: &'a [Node]) -> Result<&'a Node> {
                     found.len()
                 ),
             )
-            .suggest("Run `desktop-cli read` again and use the new ids"))
+            .suggest("Read the window again and use the new ids"))
         }
     }
 }

@@ -32,6 +32,7 @@ fn fixture() -> Vec<Node> {
             "",
             (0, 0, 400, 300),
             vec![
+                el(Role::Heading, "Account", (10, 0, 60, 8), vec![]),
                 el(Role::Text, "Username", (10, 10, 80, 20), vec![]),
                 with(
                     el(Role::Input, "Username", (100, 10, 200, 20), vec![]),
@@ -71,6 +72,7 @@ fn fixture() -> Vec<Node> {
                     el(Role::CheckBox, "Remember me", (10, 310, 120, 20), vec![]),
                     |n| n.states.insert(States::CHECKED),
                 ),
+                el(Role::Text, "Saved for 30 days", (10, 335, 150, 20), vec![]),
                 el(Role::Image, "", (150, 310, 16, 16), vec![]),
                 with(
                     el(Role::Button, "Disabled", (200, 310, 80, 24), vec![]),
@@ -135,6 +137,7 @@ fn simplify_drops_wrappers_repeats_and_empty_leaves() {
     assert_eq!(
         names(&out),
         [
+            "h Account",
             // The label "Username" beside the input of that name is dropped too.
             "input Username",
             "pwd Password",
@@ -142,6 +145,7 @@ fn simplify_drops_wrappers_repeats_and_empty_leaves() {
             "lnk Help",
             "group Options",
             "chk Remember me",
+            "txt Saved for 30 days",
             "btn Disabled",
             "list Fruits",
             "item Apple",
@@ -156,7 +160,7 @@ fn simplify_drops_wrappers_repeats_and_empty_leaves() {
     };
     assert_eq!(
         ids,
-        (1..=9).collect::<Vec<_>>(),
+        (1..=11).collect::<Vec<_>>(),
         "ids are dense, in pre-order"
     );
 }
@@ -270,6 +274,10 @@ fn text_keeps_matches_with_ancestors() {
 
 #[test]
 fn interactive_keeps_controls_and_named_containers() {
+    let everything = names(&run(&visible()));
+    for text in ["h Account", "txt Saved for 30 days"] {
+        assert!(everything.contains(&text.to_string()), "{everything:?}");
+    }
     let out = run(&Filters {
         interactive: true,
         ..visible()
@@ -300,10 +308,10 @@ fn max_elements_truncates_in_order_and_counts_all() {
     let screen = Rect::new(0, 0, 1280, 800);
     let mut nodes = filter::simplify(filter::spatial_and_text(nodes, &f, Some(screen)));
     let total = filter::number_and_cap(&mut nodes, Some(3));
-    assert_eq!(total, 9);
+    assert_eq!(total, 11);
     assert_eq!(
         names(&nodes),
-        ["input Username", "pwd Password", "btn Sign in"]
+        ["h Account", "input Username", "pwd Password"]
     );
 }
 

@@ -24,7 +24,7 @@ impl X {
                     area.x, area.y, area.w, area.h, screen.w, screen.h
                 ),
             )
-            .suggest("Give a region inside the screen; `desktop-cli list` shows window bounds"));
+            .suggest("Give a region inside the screen; listing the windows shows their bounds"));
         }
         let (w, h) = ((x1 - x0) as u16, (y1 - y0) as u16);
         let reply = self

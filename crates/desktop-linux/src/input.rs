@@ -66,7 +66,7 @@ impl X {
                 self.screen.h - 1
             ),
         )
-        .suggest("Use coordinates inside the screen; `desktop-cli list` shows window bounds"))
+        .suggest("Use coordinates inside the screen; listing the windows shows their bounds"))
     }
 
     /// Raises a top-level window and gives it keyboard focus. Without a window manager
@@ -171,7 +171,7 @@ impl X {
                 ErrorCode::NotInteractable,
                 format!("the element's center ({x},{y}) is off screen"),
             )
-            .suggest("Bring it into view first: `desktop-cli scroll --id N --into-view`")
+            .suggest("Scroll it into view first")
             .detail(e.message)
         })?;
         Ok((x, y))

@@ -111,7 +111,7 @@ impl LinuxDesktop {
             }
             if Instant::now() >= deadline {
                 return Err(Error::new(ErrorCode::Timeout, format!("{program} (pid {pid}) showed no readable window within {} s", timeout.as_secs()))
-                    .suggest("It may still be starting (raise --wait), or it exposes no accessibility tree; it was left running"));
+                    .suggest("It may still be starting (wait longer), or it exposes no accessibility tree; it was left running"));
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

@@ -65,13 +65,15 @@ pub fn app_error(e: CallError, app: &str, timeout: Duration) -> Error {
             ErrorCode::AppUnresponsive,
             format!("{app} did not answer within {} ms", timeout.as_millis()),
         )
-        .suggest("The app is busy or hung: retry later, raise --timeout, or restart the app"),
+        .suggest(
+            "The app is busy or hung: retry later, raise the call timeout, or restart the app",
+        ),
         CallError::Gone(d) => Error::new(
             ErrorCode::WindowNotFound,
             format!("{app} went away while reading it"),
         )
         .detail(d)
-        .suggest("Run `desktop-cli list` to see what is open now"),
+        .suggest("List the windows to see what is open now"),
         CallError::Unsupported(d) | CallError::Decode(d) | CallError::Other(d) => Error::new(
             ErrorCode::ActionFailed,
             format!("{app} answered with an error"),
@@ -111,7 +113,7 @@ impl LinuxDesktop {
         let addr = addr?;
         let bus = Bus::open(&addr, timeout).await.map_err(|e| {
             Error::new(ErrorCode::A11yUnavailable, format!("cannot connect to the accessibility bus {addr}: {e}"))
-                .suggest("Restart the AT-SPI bus (`desktop-cli doctor` shows how), or use `desktop-cli sandbox up`")
+                .suggest("Restart the AT-SPI bus (the doctor check shows how), or use a headless sandbox desktop")
         })?;
         Ok(Self {
             bus,
@@ -297,7 +299,7 @@ pub async fn read_window_with(
             ErrorCode::A11yUnavailable,
             format!("window \"{}\" of {} exposes no accessibility tree", window.title, window.app),
         )
-        .suggest("Start the app with accessibility on: Chromium needs --force-renderer-accessibility, Qt needs QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (both set in `desktop-cli sandbox env`)"));
+        .suggest("Start the app with accessibility on: Chromium needs --force-renderer-accessibility, Qt needs QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (a sandbox sets both)"));
     };
     let mut timing = vec![("connect", d.connect_ms)];
     let limits = tree::Limits {

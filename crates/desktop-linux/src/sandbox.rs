@@ -438,7 +438,7 @@ async fn wait_for<T>(
                 format!("gave up waiting for {what}: the process exited"),
             )
             .detail(tail())
-            .suggest("See the log above; run `desktop-cli doctor` for missing packages"));
+            .suggest("See the log above; the doctor check names missing packages"));
         }
         if Instant::now() >= deadline {
             return Err(Error::new(

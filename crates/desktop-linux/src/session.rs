@@ -32,10 +32,14 @@ pub fn adopt_sandbox() -> Result<Option<Sandbox>> {
         if running.len() > 1 {
             return Err(Error::new(
                 ErrorCode::AmbiguousTarget,
-                format!("{} sandboxes are running ({}) and no DISPLAY is set", running.len(), running.join(", ")),
+                format!(
+                    "{} sandboxes are running ({}) and no DISPLAY is set",
+                    running.len(),
+                    running.join(", ")
+                ),
             )
             .suggest(format!(
-                "Choose one with DESKTOP_CLI_SANDBOX={} (or eval \"$(desktop-cli sandbox env --display N)\"), or stop the others with `desktop-cli sandbox down --display N`",
+                "Choose one with DESKTOP_CLI_SANDBOX={}, or stop the others",
                 running[0]
             )));
         }
@@ -51,7 +55,7 @@ pub fn adopt_sandbox() -> Result<Option<Sandbox>> {
 
 fn unavailable(why: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::A11yUnavailable, format!("cannot reach the accessibility bus: {why}"))
-        .suggest("Start the AT-SPI bus (package at-spi2-core: /usr/libexec/at-spi-bus-launcher --launch-immediately), or use `desktop-cli sandbox up`; `desktop-cli doctor` checks every part")
+        .suggest("Start the AT-SPI bus (package at-spi2-core: /usr/libexec/at-spi-bus-launcher --launch-immediately), or use a headless sandbox desktop; the doctor check tests every part")
 }
 
 /// The accessibility bus address: `AT_SPI_BUS_ADDRESS`, else the `AT_SPI_BUS` property of

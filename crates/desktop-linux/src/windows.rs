@@ -169,7 +169,7 @@ fn not_found(all: &[WindowInfo], t: &Target, app_names: &[String]) -> Error {
             format!("no window of {what}; {there}"),
         )
         .suggest(if apps.is_empty() {
-            "Launch the app first; `desktop-cli list --apps` shows what is running".to_string()
+            "Launch the app first; listing the apps shows what is running".to_string()
         } else {
             format!("Use one of the running apps: {}", apps.join(", "))
         });
@@ -179,13 +179,15 @@ fn not_found(all: &[WindowInfo], t: &Target, app_names: &[String]) -> Error {
             ErrorCode::WindowNotFound,
             format!("no focused window to read; {there}"),
         )
-        .suggest("Name a target with --app, --window or --window-id (see `desktop-cli list`)");
+        .suggest(
+            "Name a target by app, window title or window id (listing the windows shows them)",
+        );
     }
     Error::new(
         ErrorCode::WindowNotFound,
         format!("no window matches; {there}"),
     )
-    .suggest("Check the title substring or id with `desktop-cli list`")
+    .suggest("Check the title or id against the list of windows")
 }
 
 #[cfg(test)]

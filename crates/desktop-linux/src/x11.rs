@@ -47,7 +47,7 @@ x11rb::atom_manager! {
 
 pub(crate) fn x_err(e: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::NoDisplay, format!("X11 request failed: {e}"))
-        .suggest("Check that the X server in DISPLAY is running (`desktop-cli doctor`)")
+        .suggest("Check that the X server in DISPLAY is running (the doctor check tests it)")
 }
 
 impl X {
@@ -62,9 +62,7 @@ impl X {
                 ErrorCode::NoDisplay,
                 format!("cannot connect to X display {display}: {e}"),
             )
-            .suggest(
-                "Start a headless desktop with `desktop-cli sandbox up`, or fix DISPLAY/XAUTHORITY",
-            )
+            .suggest("Start a headless desktop (sandbox up), or fix DISPLAY/XAUTHORITY")
         })?;
         Self::from_conn(conn, screen)
     }
@@ -348,7 +346,7 @@ pub fn no_display() -> Error {
         ErrorCode::NoDisplay,
         "no X display: DISPLAY is not set and no sandbox is running",
     )
-    .suggest("Run `desktop-cli sandbox up` to start a headless desktop, or set DISPLAY")
+    .suggest("Start a headless desktop (sandbox up), or set DISPLAY")
 }
 
 /// Waits until the root window of `display` carries `name` (at-spi-bus-launcher sets

@@ -203,64 +203,28 @@ impl Desk {
             .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
         let pid = child.id();
         self.apps.push(child);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let run = self.cli(&["list", "--app", app]);
-            if run.code == 0 {
-                let ws = run.json()["data"]["windows"].clone();
-                if ws
-                    .as_array()
-                    .is_some_and(|a| a.iter().any(|w| w["title"] != ""))
-                {
-                    return pid;
-                }
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{app} never showed a window: {}",
-                run.stdout
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        wait_until(
+            Duration::from_secs(30),
+            &format!("a window of {app}"),
+            || {
+                let run = self.cli(&["list", "--app", app]);
+                let ws = (run.code == 0).then(|| run.json()["data"]["windows"].clone())?;
+                ws.as_array()?
+                    .iter()
+                    .any(|w| w["title"] != "")
+                    .then_some(pid)
+            },
+        )
     }
 
     pub fn gtk3_widget_factory(&mut self) -> u32 {
         self.launch(&["gtk3-widget-factory"], "gtk3-widget-factory")
     }
 
-    /// Chromium showing `tests/fixtures/<page>`, with a throwaway profile.
+    /// Chromium showing `tests/fixtures/<page>` (the fixture page's heading), with a
+    /// throwaway profile.
     pub fn chromium(&mut self, page: &str) -> u32 {
-        let profile =
-            std::env::temp_dir().join(format!("desktop-cli-test-chromium-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&profile);
-        self.temp.push(profile.clone());
-        let url = format!(
-            "file://{}",
-            repo_root().join("tests/fixtures").join(page).display()
-        );
-        let profile_arg = format!("--user-data-dir={}", profile.display());
-        let pid = self.launch(
-            &[
-                "chromium",
-                "--no-sandbox",
-                "--force-renderer-accessibility",
-                "--test-type",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--disable-features=Translate",
-                "--window-position=0,0",
-                "--window-size=1200,780",
-                &profile_arg,
-                &url,
-            ],
-            "chromium",
-        );
-        // The page's own tree arrives after the window: wait for the fixture's heading.
-        self.wait_for_text("chromium", "Fixture Page", 20);
-        pid
+        self.chromium_page(page, "Fixture Page")
     }
 
     /// Chromium showing `tests/fixtures/<page>` in a fresh profile of its own, once the
@@ -360,19 +324,15 @@ impl Desk {
 
     /// Polls `read --app APP --text TEXT` until something matches.
     pub fn wait_for_text(&self, app: &str, text: &str, secs: u64) {
-        let deadline = Instant::now() + Duration::from_secs(secs);
-        loop {
-            let run = self.cli(&["read", "--app", app, "--text", text]);
-            if run.code == 0 && run.json()["data"]["count"].as_u64().unwrap_or(0) > 0 {
-                return;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "\"{text}\" never appeared in {app}: {}",
-                run.stdout
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        wait_until(
+            Duration::from_secs(secs),
+            &format!("{text:?} in {app}"),
+            || {
+                let run = self.cli(&["read", "--app", app, "--text", text]);
+                (run.code == 0 && run.json()["data"]["count"].as_u64().unwrap_or(0) > 0)
+                    .then_some(())
+            },
+        );
     }
 
     /// Saves a PNG of the whole display under `target/test-screenshots/` (for a failed

@@ -85,17 +85,17 @@ impl Fake {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("start the fake model server");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let port = loop {
-            if let Ok(p) = std::fs::read_to_string(&port_file) {
-                break p.trim().parse().unwrap();
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the fake model server did not start"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        };
+        let port = desktop_testkit::wait_until(
+            Duration::from_secs(30),
+            "the fake model server to start",
+            || {
+                std::fs::read_to_string(&port_file)
+                    .ok()?
+                    .trim()
+                    .parse()
+                    .ok()
+            },
+        );
         Fake { child, dir, port }
     }
 
@@ -219,11 +219,7 @@ fn agreed(env: &Env) -> bool {
 }
 
 fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    while !f() {
-        assert!(Instant::now() < deadline, "{what}");
-        std::thread::sleep(Duration::from_millis(30));
-    }
+    desktop_testkit::wait_until(Duration::from_secs(3), what, || f().then_some(()));
 }
 
 fn done(success: bool, summary: &str) -> Value {
@@ -724,11 +720,9 @@ fn confirmation(env: &Env) {
         "y\n",
     );
     assert_eq!(out.data()["steps"][0]["executed"], true);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !marker.exists() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert!(marker.exists(), "an approved launch runs");
+    desktop_testkit::wait_until(Duration::from_secs(5), "the approved launch to run", || {
+        marker.exists().then_some(())
+    });
     let _ = std::fs::remove_file(&marker);
     drop(fake);
 
@@ -832,17 +826,19 @@ fn kill_switch(env: &Env) {
     let fake = Fake::start("ctrlc", json!([slow, done(true, "x")]));
     let child = spawn_agent(env, &fake, "anthropic", "Tick", &["--app", "chromium"]);
     // Once the model has the request, Ctrl+C.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::fs::read_to_string(fake.dir.join("record.jsonl"))
-        .unwrap_or_default()
-        .is_empty()
-        && !std::fs::read_to_string(fake.transcript().join("transcript.jsonl"))
-            .unwrap_or_default()
-            .contains("\"request\"")
-    {
-        assert!(Instant::now() < deadline, "the agent never asked the model");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    desktop_testkit::wait_until(
+        Duration::from_secs(20),
+        "the agent to ask the model",
+        || {
+            let asked = !std::fs::read_to_string(fake.dir.join("record.jsonl"))
+                .unwrap_or_default()
+                .is_empty()
+                || std::fs::read_to_string(fake.transcript().join("transcript.jsonl"))
+                    .unwrap_or_default()
+                    .contains("\"request\"");
+            asked.then_some(())
+        },
+    );
     std::thread::sleep(Duration::from_millis(500));
     let _ = Command::new("kill")
         .args(["-INT", &child.id().to_string()])

@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub const TESTS: &[(&str, Test)] = &[
     ("mcp::python_sdk_over_stdio", python_stdio),
@@ -121,14 +121,11 @@ fn start_http(env: &Env, args: &[&str], port: u16) -> HttpServer {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "the MCP HTTP server never listened on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    desktop_testkit::wait_until(
+        Duration::from_secs(10),
+        &format!("the MCP HTTP server to listen on {port}"),
+        || TcpStream::connect(("127.0.0.1", port)).ok(),
+    );
     HttpServer(child)
 }
 
@@ -176,7 +173,9 @@ fn python_http(env: &Env) {
         ],
         port,
     );
-    let host = outside_ip().unwrap_or_else(|| "127.0.0.1".into());
+    // Through an address that is not loopback, or the test would prove nothing remote.
+    let host = outside_ip()
+        .expect("this machine has no address outside loopback to test remote access with");
     assert_eq!(status(&host, port, None), 401, "no token: refused");
     assert_eq!(
         status(&host, port, Some("wrong")),

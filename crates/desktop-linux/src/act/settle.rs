@@ -213,7 +213,7 @@ impl Expect {
                     ErrorCode::ActionFailed,
                     format!("{what} {shown} after typing, not {want}"),
                 )
-                .suggest("Characters were lost or the app changed them: read the field, then set it with set-value or type --replace")
+                .suggest("Characters were lost or the app changed them: read the field, then set its whole text")
             }
             Expect::Value { value, .. } => Error::new(
                 ErrorCode::ActionFailed,
