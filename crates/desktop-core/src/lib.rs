@@ -12,6 +12,7 @@ pub mod model;
 pub mod node;
 pub mod refs;
 pub mod render;
+pub mod request;
 pub mod role;
 pub mod shot;
 
@@ -20,4 +21,5 @@ pub use error::{Error, ErrorCode, Result};
 pub use filter::Filters;
 pub use model::{AppInfo, AppList, ReadData, Target, Unresponsive, WindowInfo, WindowList};
 pub use node::{Caps, Handle, Node, Rect, States};
+pub use request::{Action, ActionRequest, Aim, Button, Direction, Element};
 pub use role::Role;

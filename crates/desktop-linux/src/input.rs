@@ -4,7 +4,7 @@
 
 use crate::x11::{x_err, X};
 use desktop_core::keys::{Combo, Key, Modifier};
-use desktop_core::{Error, ErrorCode, Rect, Result};
+use desktop_core::{Button, Direction, Error, ErrorCode, Rect, Result};
 use std::collections::HashMap;
 use std::time::Duration;
 use x11rb::connection::Connection;
@@ -18,21 +18,23 @@ const BUTTON_RELEASE: u8 = 5;
 const MOTION: u8 = 6;
 const NO_SYMBOL: u32 = 0;
 
-/// Mouse buttons as X numbers them (4-7 are the wheel).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Button {
-    Left = 1,
-    Middle = 2,
-    Right = 3,
+/// A mouse button as X numbers it.
+fn x_button(b: Button) -> u8 {
+    match b {
+        Button::Left => 1,
+        Button::Middle => 2,
+        Button::Right => 3,
+    }
 }
 
-/// Wheel direction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wheel {
-    Up = 4,
-    Down = 5,
-    Left = 6,
-    Right = 7,
+/// The X button that turns the wheel one notch in `d` (4-7).
+fn x_wheel(d: Direction) -> u8 {
+    match d {
+        Direction::Up => 4,
+        Direction::Down => 5,
+        Direction::Left => 6,
+        Direction::Right => 7,
+    }
 }
 
 impl X {
@@ -128,18 +130,18 @@ impl X {
     pub fn click(&self, x: i32, y: i32, button: Button, count: u32) -> Result<()> {
         self.move_pointer(x, y)?;
         for _ in 0..count.max(1) {
-            self.fake(BUTTON_PRESS, button as u8, 0, 0)?;
-            self.fake(BUTTON_RELEASE, button as u8, 0, 0)?;
+            self.fake(BUTTON_PRESS, x_button(button), 0, 0)?;
+            self.fake(BUTTON_RELEASE, x_button(button), 0, 0)?;
         }
         self.sync()
     }
 
     /// Turns the wheel `amount` notches at a point.
-    pub fn scroll(&self, x: i32, y: i32, wheel: Wheel, amount: u32) -> Result<()> {
+    pub fn scroll(&self, x: i32, y: i32, direction: Direction, amount: u32) -> Result<()> {
         self.move_pointer(x, y)?;
         for _ in 0..amount {
-            self.fake(BUTTON_PRESS, wheel as u8, 0, 0)?;
-            self.fake(BUTTON_RELEASE, wheel as u8, 0, 0)?;
+            self.fake(BUTTON_PRESS, x_wheel(direction), 0, 0)?;
+            self.fake(BUTTON_RELEASE, x_wheel(direction), 0, 0)?;
         }
         self.sync()
     }
@@ -149,7 +151,7 @@ impl X {
     pub async fn drag(&self, from: (i32, i32), to: (i32, i32), button: Button) -> Result<()> {
         self.check_on_screen(to.0, to.1)?;
         self.move_pointer(from.0, from.1)?;
-        self.fake(BUTTON_PRESS, button as u8, 0, 0)?;
+        self.fake(BUTTON_PRESS, x_button(button), 0, 0)?;
         self.sync()?;
         const STEPS: i32 = 12;
         for i in 1..=STEPS {
@@ -159,7 +161,7 @@ impl X {
             self.sync()?;
             tokio::time::sleep(Duration::from_millis(8)).await;
         }
-        self.fake(BUTTON_RELEASE, button as u8, 0, 0)?;
+        self.fake(BUTTON_RELEASE, x_button(button), 0, 0)?;
         self.sync()
     }
 

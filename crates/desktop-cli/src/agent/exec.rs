@@ -4,12 +4,10 @@
 
 use super::screen::Screen;
 use super::tools::{Act, Space, Spot};
-use crate::cli::{
-    ClickArgs, Direction, DragArgs, ElementArgs, ElementCmdArgs, FocusArgs, LaunchArgs,
-    MouseButton, PressArgs, ScrollArgs, SetValueArgs, TargetArgs, TypeArgs, WaitArgs,
-};
+use crate::cli::{LaunchArgs, TargetArgs, WaitArgs};
 use crate::commands::{act, clip, watch};
-use desktop_core::{Error, ErrorCode, Result, Target};
+use desktop_core::request::{Action, ActionRequest, Aim, Element};
+use desktop_core::{Button, Direction, Error, ErrorCode, Result, Target};
 use desktop_linux::LinuxDesktop;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -20,36 +18,46 @@ pub struct Done {
     pub window: Option<TargetArgs>,
 }
 
-/// An element id, or a screen point.
-type Aim = (Option<u32>, Option<(i32, i32)>);
-
-fn point(screen: &Screen, spot: &Spot) -> Result<Aim> {
+/// Where a step aims: an element by id, or a screen point mapped from the screenshot.
+fn aim(screen: &Screen, spot: &Spot) -> Result<Aim> {
     match spot {
-        Spot::Element(id) => Ok((Some(*id), None)),
+        Spot::Element(id) => Ok(Aim::Element(Element::Id(*id))),
         Spot::Point {
             x,
             y,
             space: Space::Screen,
-        } => Ok((None, Some((x.round() as i32, y.round() as i32)))),
+        } => Ok(Aim::Point {
+            x: x.round() as i32,
+            y: y.round() as i32,
+        }),
         Spot::Point { x, y, space } => {
             let f = screen.frame.ok_or_else(|| {
                 Error::invalid_args("no screenshot was sent, so there are no points to click")
                     .suggest("Use element ids from the tree")
             })?;
-            Ok((None, Some(f.to_screen(*x, *y, *space))))
+            let (x, y) = f.to_screen(*x, *y, *space);
+            Ok(Aim::Point { x, y })
         }
     }
 }
 
-fn element(id: Option<u32>) -> ElementArgs {
-    ElementArgs {
-        id,
-        ..ElementArgs::default()
-    }
+fn id(id: u32) -> Aim {
+    Aim::Element(Element::Id(id))
 }
 
 fn value(r: impl serde::Serialize) -> Value {
     serde_json::to_value(r).unwrap_or(Value::Null)
+}
+
+/// One action in the working window, answered with its result for the model.
+async fn act_on(d: &LinuxDesktop, window: &Target, at: Aim, action: Action) -> Result<Done> {
+    let r = d
+        .act(&ActionRequest::new(window.clone(), at, action))
+        .await?;
+    Ok(Done {
+        result: serde_json::to_value(r).unwrap_or(Value::Null),
+        window: None,
+    })
 }
 
 /// Executes one step (never `done` or `ask_user`, which the loop handles).
@@ -60,7 +68,7 @@ pub async fn run(
     act: &Act,
     call_timeout: Duration,
 ) -> Result<Done> {
-    let t = window.clone();
+    let t = window.target();
     let plain = |r: Value| {
         Ok(Done {
             result: r,
@@ -69,94 +77,48 @@ pub async fn run(
     };
     match act {
         Act::Click { at, button, double } => {
-            let (id, xy) = point(screen, at)?;
-            let button = match button.as_str() {
-                "right" => MouseButton::Right,
-                "middle" => MouseButton::Middle,
-                _ => MouseButton::Left,
-            };
-            let a = ClickArgs {
-                target: t,
-                element: element(id),
-                x: xy.map(|p| p.0),
-                y: xy.map(|p| p.1),
-                button,
-                double: *double,
-            };
-            plain(value(act::click(d, a).await?))
+            let button: Button = button
+                .parse()
+                .map_err(|e: String| Error::invalid_args(e).suggest("Use left, right or middle"))?;
+            let count = if *double { 2 } else { 1 };
+            act_on(d, &t, aim(screen, at)?, Action::Click { button, count }).await
         }
-        Act::TypeText { text, id } => {
-            let a = TypeArgs {
-                target: t,
-                input: Some(text.clone()),
-                text: None,
-                key: None,
-                delay: 0,
-                id: *id,
+        Act::TypeText { text, id: element } => {
+            let at = element.map_or(Aim::Window, id);
+            let action = Action::Type {
+                text: text.clone(),
                 replace: false,
+                delay: Duration::ZERO,
             };
-            plain(value(act::type_text(d, a).await?))
+            act_on(d, &t, at, action).await
         }
-        Act::PressKeys { keys } => plain(value(
-            act::press(
-                d,
-                PressArgs {
-                    target: t,
-                    combo: keys.clone(),
-                },
-            )
-            .await?,
-        )),
+        Act::PressKeys { keys } => {
+            let combos = vec![desktop_core::keys::Combo::parse(keys)?];
+            act_on(d, &t, Aim::Window, Action::Press { combos }).await
+        }
         Act::Scroll {
             direction,
             amount,
             at,
         } => {
-            let direction = match direction.as_str() {
-                "up" => Direction::Up,
-                "left" => Direction::Left,
-                "right" => Direction::Right,
-                _ => Direction::Down,
+            let direction: Direction = direction
+                .parse()
+                .map_err(|e: String| Error::invalid_args(e))?;
+            let at = match at {
+                Some(s) => aim(screen, s)?,
+                None => Aim::Window,
             };
-            let (id, xy) = match at {
-                Some(s) => point(screen, s)?,
-                None => (None, None),
-            };
-            let a = ScrollArgs {
-                target: t,
+            let action = Action::Scroll {
                 direction,
                 amount: *amount,
-                x: xy.map(|p| p.0),
-                y: xy.map(|p| p.1),
-                id,
-                into_view: false,
             };
-            plain(value(act::scroll(d, a).await?))
+            act_on(d, &t, at, action).await
         }
         Act::Drag { from, to } => {
-            let (from_id, f) = point(screen, from)?;
-            let (to_id, e) = point(screen, to)?;
-            let a = DragArgs {
-                target: t,
-                from_x: f.map(|p| p.0),
-                from_y: f.map(|p| p.1),
-                to_x: e.map(|p| p.0),
-                to_y: e.map(|p| p.1),
-                from_id,
-                to_id,
-            };
-            plain(value(act::drag(d, a).await?))
+            let to = aim(screen, to)?;
+            act_on(d, &t, aim(screen, from)?, Action::Drag { to }).await
         }
-        Act::Focus { id } => plain(value(
-            act::focus(
-                d,
-                FocusArgs {
-                    target: t,
-                    id: Some(*id),
-                },
-            )
-            .await?,
-        )),
+        Act::Focus { id: element } => act_on(d, &t, id(*element), Action::Focus).await,
         Act::SwitchWindow { app, title } => {
             let w = d
                 .resolve(&Target {
@@ -170,14 +132,13 @@ pub async fn run(
                 pid: w.id.is_none().then_some(w.pid),
                 ..TargetArgs::default()
             };
-            let r = act::focus(
-                d,
-                FocusArgs {
-                    target: next.clone(),
-                    id: None,
-                },
-            )
-            .await;
+            let r = d
+                .act(&ActionRequest::new(
+                    next.target(),
+                    Aim::Window,
+                    Action::Focus,
+                ))
+                .await;
             let mut result = json!({"action": "switch_window", "app": w.app, "title": w.title});
             if let Err(e) = r {
                 result["note"] = json!(format!("could not raise it: {}", e.message));
@@ -215,7 +176,7 @@ pub async fn run(
             timeout_ms,
         } => {
             let a = WaitArgs {
-                target: t,
+                target: window.clone(),
                 for_text: Some(text.clone()),
                 for_role: None,
                 for_id: None,
@@ -229,24 +190,13 @@ pub async fn run(
                 json!({"action": "wait_for", "found": !gone, "count": r.get("count").cloned().unwrap_or(Value::Null)}),
             )
         }
-        Act::SetValue { id, value: v } => {
-            let a = SetValueArgs {
-                target: t,
-                element: element(Some(*id)),
-                value: v.clone(),
+        Act::SetValue { id: element, value } => {
+            let action = Action::SetValue {
+                value: value.clone(),
             };
-            plain(value(act::set_value(d, a).await?))
+            act_on(d, &t, id(*element), action).await
         }
-        Act::Toggle { id } => plain(value(
-            act::toggle(
-                d,
-                ElementCmdArgs {
-                    target: t,
-                    element: element(Some(*id)),
-                },
-            )
-            .await?,
-        )),
+        Act::Toggle { id: element } => act_on(d, &t, id(*element), Action::Toggle).await,
         Act::ClipboardGet => {
             let r = tokio::task::spawn_blocking(move || {
                 clip::run(crate::cli::ClipboardCmd::Get, call_timeout)

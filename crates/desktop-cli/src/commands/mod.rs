@@ -20,18 +20,46 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
     match cli.command {
         Command::List(args) => finish(out, "list", list::run(&g, args).await),
         Command::Read(args) => read::run(&g, out, args).await,
-        Command::Click(a) => acting(&g, out, "click", |d| Box::pin(act::click(d, a))).await,
-        Command::Hover(a) => acting(&g, out, "hover", |d| Box::pin(act::hover(d, a))).await,
-        Command::Type(a) => acting(&g, out, "type", |d| Box::pin(act::type_text(d, a))).await,
-        Command::Press(a) => acting(&g, out, "press", |d| Box::pin(act::press(d, a))).await,
-        Command::Focus(a) => acting(&g, out, "focus", |d| Box::pin(act::focus(d, a))).await,
-        Command::Scroll(a) => acting(&g, out, "scroll", |d| Box::pin(act::scroll(d, a))).await,
-        Command::Drag(a) => acting(&g, out, "drag", |d| Box::pin(act::drag(d, a))).await,
-        Command::SetValue(a) => {
-            acting(&g, out, "set-value", |d| Box::pin(act::set_value(d, a))).await
+        Command::Click(a) => {
+            let req = a.request();
+            acting(&g, out, "click", |d| Box::pin(act::run(d, req))).await
         }
-        Command::Toggle(a) => acting(&g, out, "toggle", |d| Box::pin(act::toggle(d, a))).await,
-        Command::Action(a) => acting(&g, out, "action", |d| Box::pin(act::action(d, a))).await,
+        Command::Hover(a) => {
+            let req = a.hover_request();
+            acting(&g, out, "hover", |d| Box::pin(act::run(d, req))).await
+        }
+        Command::Type(a) => {
+            let req = a.request();
+            acting(&g, out, "type", |d| Box::pin(act::run(d, req))).await
+        }
+        Command::Press(a) => {
+            let req = a.request();
+            acting(&g, out, "press", |d| Box::pin(act::run(d, req))).await
+        }
+        Command::Focus(a) => {
+            let req = a.request();
+            acting(&g, out, "focus", |d| Box::pin(act::run(d, req))).await
+        }
+        Command::Scroll(a) => {
+            let req = a.request();
+            acting(&g, out, "scroll", |d| Box::pin(act::run(d, req))).await
+        }
+        Command::Drag(a) => {
+            let req = a.request();
+            acting(&g, out, "drag", |d| Box::pin(act::run(d, req))).await
+        }
+        Command::SetValue(a) => {
+            let req = a.request();
+            acting(&g, out, "set-value", |d| Box::pin(act::run(d, req))).await
+        }
+        Command::Toggle(a) => {
+            let req = a.request();
+            acting(&g, out, "toggle", |d| Box::pin(act::run(d, req))).await
+        }
+        Command::Action(a) => {
+            let req = a.request();
+            acting(&g, out, "action", |d| Box::pin(act::run(d, req))).await
+        }
         Command::Launch(a) => acting(&g, out, "launch", |d| Box::pin(act::launch(d, a))).await,
         Command::Wait(a) => acting_value(&g, out, "wait", |d| Box::pin(watch::wait(d, a))).await,
         Command::Observe(a) => match connect(&g).await {

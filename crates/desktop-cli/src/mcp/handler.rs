@@ -5,11 +5,7 @@
 
 use super::params as p;
 use super::tools;
-use crate::cli::{
-    ActionArgs, ClickArgs, Direction, DragArgs, ElementArgs, ElementCmdArgs, FocusArgs, Format,
-    LaunchArgs, MouseButton, ObserveArgs, PressArgs, ReadArgs, ScreenshotArgs, ScrollArgs,
-    SetValueArgs, TargetArgs, TypeArgs, WaitArgs,
-};
+use crate::cli::{Format, LaunchArgs, ObserveArgs, ReadArgs, ScreenshotArgs, TargetArgs, WaitArgs};
 use crate::commands::{act, read, shot, watch};
 use base64::Engine;
 use desktop_core::{Desktop, Error, ErrorCode, Result, Target};
@@ -90,15 +86,6 @@ fn target(t: p::Target) -> TargetArgs {
         window: t.window,
         window_id: t.window_id,
         pid: t.pid,
-    }
-}
-
-fn element(e: p::Element) -> ElementArgs {
-    ElementArgs {
-        id: e.id,
-        text: e.text,
-        role: e.role,
-        exact: e.exact,
     }
 }
 
@@ -239,116 +226,40 @@ impl Server {
                 .await)
             }
             "click" => {
-                let a: p::Click = args(&tool, raw)?;
-                let button = match a.button.as_deref().unwrap_or("left") {
-                    "left" => MouseButton::Left,
-                    "right" => MouseButton::Right,
-                    "middle" => MouseButton::Middle,
-                    other => {
-                        return Err(Error::invalid_args(format!("button {other:?}"))
-                            .suggest("left, right or middle"))
-                    }
-                };
-                let c = ClickArgs {
-                    target: target(a.target),
-                    element: element(a.element),
-                    x: a.x,
-                    y: a.y,
-                    button,
-                    double: a.double,
-                };
-                on_desktop!(self, |d| act::click(d, c).await).map(|r| structured(&r, None))
+                let req = args::<p::Click>(&tool, raw)?.request();
+                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
             }
             "type" => {
-                let a: p::Type = args(&tool, raw)?;
-                let t = TypeArgs {
-                    target: target(a.target),
-                    input: Some(a.text),
-                    text: None,
-                    key: None,
-                    delay: a.delay_ms.unwrap_or(0),
-                    id: a.id,
-                    replace: a.replace.unwrap_or(false),
-                };
-                on_desktop!(self, |d| act::type_text(d, t).await).map(|r| structured(&r, None))
+                let req = args::<p::Type>(&tool, raw)?.request();
+                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
             }
             "press" => {
-                let a: p::Press = args(&tool, raw)?;
-                let k = PressArgs {
-                    target: target(a.target),
-                    combo: a.keys,
-                };
-                on_desktop!(self, |d| act::press(d, k).await).map(|r| structured(&r, None))
+                let req = args::<p::Press>(&tool, raw)?.request();
+                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
             }
             "focus" => {
-                let a: p::Focus = args(&tool, raw)?;
-                let f = FocusArgs {
-                    target: target(a.target),
-                    id: a.id,
-                };
-                on_desktop!(self, |d| act::focus(d, f).await).map(|r| structured(&r, None))
+                let req = args::<p::Focus>(&tool, raw)?.request();
+                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
             }
             "scroll" => {
-                let a: p::Scroll = args(&tool, raw)?;
-                let direction = match a.direction.as_deref().unwrap_or("down") {
-                    "up" => Direction::Up,
-                    "down" => Direction::Down,
-                    "left" => Direction::Left,
-                    "right" => Direction::Right,
-                    other => {
-                        return Err(Error::invalid_args(format!("direction {other:?}"))
-                            .suggest("up, down, left or right"))
-                    }
-                };
-                let s = ScrollArgs {
-                    target: target(a.target),
-                    direction,
-                    amount: a.amount.unwrap_or(3),
-                    x: a.x,
-                    y: a.y,
-                    id: a.id,
-                    into_view: a.into_view,
-                };
-                on_desktop!(self, |d| act::scroll(d, s).await).map(|r| structured(&r, None))
+                let req = args::<p::Scroll>(&tool, raw)?.request();
+                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
             }
             "drag" => {
-                let a: p::Drag = args(&tool, raw)?;
-                let g = DragArgs {
-                    target: target(a.target),
-                    from_x: a.from_x,
-                    from_y: a.from_y,
-                    to_x: a.to_x,
-                    to_y: a.to_y,
-                    from_id: a.from_id,
-                    to_id: a.to_id,
-                };
-                on_desktop!(self, |d| act::drag(d, g).await).map(|r| structured(&r, None))
+                let req = args::<p::Drag>(&tool, raw)?.request();
+                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
             }
             "set_value" => {
-                let a: p::SetValue = args(&tool, raw)?;
-                let s = SetValueArgs {
-                    target: target(a.target),
-                    element: element(a.element),
-                    value: a.value,
-                };
-                on_desktop!(self, |d| act::set_value(d, s).await).map(|r| structured(&r, None))
+                let req = args::<p::SetValue>(&tool, raw)?.request();
+                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
             }
             "toggle" => {
-                let a: p::Toggle = args(&tool, raw)?;
-                let t = ElementCmdArgs {
-                    target: target(a.target),
-                    element: element(a.element),
-                };
-                on_desktop!(self, |d| act::toggle(d, t).await).map(|r| structured(&r, None))
+                let req = args::<p::Toggle>(&tool, raw)?.request();
+                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
             }
             "action" => {
-                let a: p::Action = args(&tool, raw)?;
-                let x = ActionArgs {
-                    target: target(a.target),
-                    element: element(a.element),
-                    name: a.name,
-                };
-                on_desktop!(self, |d| act::action(d, x).await).map(|r| structured(&r, None))
+                let req = args::<p::Action>(&tool, raw)?.request();
+                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
             }
             "launch" => {
                 let a: p::Launch = args(&tool, raw)?;

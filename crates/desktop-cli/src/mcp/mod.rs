@@ -4,6 +4,7 @@
 mod handler;
 mod http;
 mod params;
+mod requests;
 mod tools;
 
 use desktop_core::{Error, ErrorCode, Result};

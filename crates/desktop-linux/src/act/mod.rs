@@ -5,6 +5,7 @@
 //! enabled and on screen. Every action settles before it answers (`settle`); keyboard
 //! input reaches only the element it was meant for (`text`).
 
+mod request;
 mod resolve;
 mod settle;
 mod text;
@@ -13,10 +14,9 @@ pub use resolve::{probe, takes_text};
 pub use text::TypeOptions;
 
 use crate::bus::{Bus, ACTION, COMPONENT};
-use crate::input::Button;
 use crate::{app_error, LinuxDesktop};
 use desktop_core::action::{Acted, ActionResult, ElementState, Route};
-use desktop_core::{Caps, Error, ErrorCode, Node, Rect, Result, Role, States};
+use desktop_core::{Button, Caps, Error, ErrorCode, Node, Rect, Result, Role, States};
 use settle::{Expect, Watch};
 
 /// Actions that mean "activate this", in the spellings of GTK, Chromium and Qt.

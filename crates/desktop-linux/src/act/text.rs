@@ -6,10 +6,11 @@
 use super::settle::{Expect, Seen, TextWant, Watch};
 use super::{resolve::takes_text, Live};
 use crate::bus::{CallError, COMPONENT, PROPERTIES, TEXT, VALUE};
-use crate::input::{Button, Keyboard};
+use crate::input::Keyboard;
 use crate::{app_error, LinuxDesktop};
 use desktop_core::action::{ActionResult, ElementState, Route};
 use desktop_core::keys::Combo;
+use desktop_core::Button;
 use desktop_core::{Caps, Error, ErrorCode, Result, Role, States, Target, WindowInfo};
 use std::time::Duration;
 use zbus::zvariant::{OwnedValue, Value};
@@ -296,6 +297,22 @@ impl LinuxDesktop {
             }
         }
         Ok(ActionResult::new("press", Route::Input))
+    }
+
+    /// `press --id N COMBO...`: the element holds the focus first (as for typing), then the
+    /// keys go to it; answers once the app has taken them.
+    pub async fn press_into(&self, live: &Live, combos: &[Combo]) -> Result<ActionResult> {
+        Self::check_enabled(live)?;
+        let before = ElementState::of(&live.node);
+        let watch = Watch::start(live).await;
+        self.deliver_focus(live).await?;
+        let mut kb = Keyboard::new(self.x()?)?;
+        for c in combos {
+            kb.press(c)?;
+        }
+        drop(kb);
+        self.finish(live, "press", Route::Input, Expect::Nothing, watch, &before)
+            .await
     }
 
     /// `set-value`: Value for ranges, EditableText for text; text fields without

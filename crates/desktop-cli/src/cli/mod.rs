@@ -1,6 +1,10 @@
-//! Command-line options (clap derive), turned into core settings by each command.
+//! Command-line options (clap derive). `requests` turns them into the core's request and
+//! option types, the one place where clap structs become what commands take.
+
+mod requests;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use desktop_core::{Button, Direction};
 
 /// Let AI agents see and operate a desktop: read any window's UI as a compact
 /// accessibility tree, from the shell. Every command prints one JSON envelope:
@@ -59,7 +63,7 @@ pub enum Command {
     Hover(ClickArgs),
     /// Type text (any Unicode), or a key combo with --key.
     Type(TypeArgs),
-    /// Press a key combo: ctrl+shift+t, enter, super, f5.
+    /// Press key combos in turn: ctrl+shift+t, enter, super, f5 (tab tab enter).
     Press(PressArgs),
     /// Focus a window (--app/--window/--window-id/--pid) or an element (--id).
     Focus(FocusArgs),
@@ -286,21 +290,6 @@ pub struct ElementArgs {
     pub exact: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MouseButton {
-    Left,
-    Right,
-    Middle,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Direction {
-    Up,
-    Down,
-    Left,
-    Right,
-}
-
 #[derive(Debug, Args)]
 pub struct ClickArgs {
     #[command(flatten)]
@@ -312,8 +301,9 @@ pub struct ClickArgs {
     pub x: Option<i32>,
     #[arg(long, requires = "x", allow_hyphen_values = true)]
     pub y: Option<i32>,
-    #[arg(long, value_enum, default_value_t = MouseButton::Left)]
-    pub button: MouseButton,
+    /// left, middle or right.
+    #[arg(long, default_value = "left")]
+    pub button: Button,
     /// Double-click.
     #[arg(long)]
     pub double: bool,
@@ -348,8 +338,15 @@ pub struct TypeArgs {
 pub struct PressArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    /// ctrl+shift+t, enter, tab, super, f5, ...
-    pub combo: String,
+    /// Key combos tapped in turn: ctrl+shift+t, enter, tab, super, f5, ...
+    #[arg(required = true, num_args = 1.., value_name = "COMBO")]
+    pub combos: Vec<String>,
+    /// Tap the combos this many times.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=200))]
+    pub repeat: u32,
+    /// Give this element (id from the last read) the focus first, and press the keys into it.
+    #[arg(long)]
+    pub id: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -365,7 +362,8 @@ pub struct FocusArgs {
 pub struct ScrollArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    #[arg(long, value_enum, default_value_t = Direction::Down)]
+    /// up, down, left or right.
+    #[arg(long, default_value = "down")]
     pub direction: Direction,
     /// Wheel notches.
     #[arg(long, default_value_t = 3)]

@@ -1,0 +1,276 @@
+//! One entry point for every action: an [`ActionRequest`] is validated, its aim found (an
+//! element by id or text, a screen point, a window), and handed to the action's own code.
+
+use super::{text::TypeOptions, Live};
+use crate::LinuxDesktop;
+use desktop_core::action::{ActionResult, Effect, Route};
+use desktop_core::refs::RefMap;
+use desktop_core::{
+    Action, ActionRequest, Aim, Button, Direction, Element, Error, ErrorCode, Rect, Result, Target,
+    WindowInfo,
+};
+
+impl LinuxDesktop {
+    /// Carries out one request and answers once it has settled (see `settle`).
+    pub async fn act(&self, req: &ActionRequest) -> Result<ActionResult> {
+        req.validate()?;
+        let scope = &req.scope;
+        match (&req.aim, &req.action) {
+            (Aim::Point { x, y }, Action::Click { button, count }) => {
+                let xc = self.x()?;
+                xc.check_on_screen(*x, *y)?;
+                self.raise_scoped(scope).await?;
+                xc.click(*x, *y, *button, *count)?;
+                let r = ActionResult::new("click", Route::Input)
+                    .with("x", *x)
+                    .with("y", *y);
+                self.at_point(r, (*x, *y)).await
+            }
+            (Aim::Point { x, y }, Action::Hover) => {
+                let xc = self.x()?;
+                xc.check_on_screen(*x, *y)?;
+                xc.move_pointer(*x, *y)?;
+                let r = ActionResult::new("hover", Route::Input)
+                    .with("x", *x)
+                    .with("y", *y);
+                self.at_point(r, (*x, *y)).await
+            }
+            (Aim::Point { x, y }, Action::Scroll { direction, amount }) => {
+                self.x()?.check_on_screen(*x, *y)?;
+                self.raise_scoped(scope).await?;
+                self.wheel(
+                    ActionResult::new("scroll", Route::Input),
+                    (*x, *y),
+                    *direction,
+                    *amount,
+                )
+                .await
+            }
+            (Aim::Window, Action::Scroll { direction, amount }) => {
+                let window = self.scoped(scope).await?.ok_or_else(|| {
+                    Error::invalid_args("scroll where? give a point, an element or a window")
+                        .suggest("Name the window by app or title")
+                })?;
+                let b = window
+                    .bounds
+                    .ok_or_else(|| Error::invalid_args("the window has no bounds"))?;
+                let xc = self.x()?;
+                if let Some(id) = window_id(&window) {
+                    xc.raise_and_focus(id)?;
+                }
+                let (cx, cy) = b.center();
+                let at = (cx.clamp(0, xc.screen.w - 1), cy.clamp(0, xc.screen.h - 1));
+                self.wheel(
+                    ActionResult::new("scroll", Route::Input),
+                    at,
+                    *direction,
+                    *amount,
+                )
+                .await
+            }
+            (Aim::Element(e), Action::Scroll { direction, amount }) => {
+                let live = self.element(scope, e).await?;
+                let xc = self.x()?;
+                if let Some(w) = live.window_id {
+                    xc.raise_and_focus(w)?;
+                }
+                let b = on_screen(&live)?;
+                let at = xc.click_point(b)?;
+                let mut r = ActionResult::new("scroll", Route::Input);
+                r.id = live.id;
+                self.wheel(r, at, *direction, *amount).await
+            }
+            (Aim::Window, Action::Type { text, delay, .. }) => {
+                let window = self.scoped(scope).await?;
+                let opts = TypeOptions {
+                    replace: false,
+                    delay: *delay,
+                };
+                self.type_text(None, window.as_ref(), text, opts).await
+            }
+            (Aim::Window, Action::Press { combos }) => {
+                let window = self.scoped(scope).await?;
+                self.press(window.as_ref(), combos).await
+            }
+            (Aim::Element(e), Action::Press { combos }) => {
+                let live = self.element(scope, e).await?;
+                self.press_into(&live, combos).await
+            }
+            (Aim::Window, Action::Focus) => {
+                let window = self.scoped(scope).await?.ok_or_else(|| {
+                    Error::invalid_args("name a window (app, title, id, pid) or an element")
+                        .suggest("Example: focus the window of app chromium")
+                })?;
+                self.focus_window(&window)
+            }
+            (from, Action::Drag { to }) => self.drag(scope, from, to).await,
+            (Aim::Element(e), action) => {
+                let live = self.element(scope, e).await?;
+                self.on_element(&live, action).await
+            }
+            (aim, action) => Err(Error::invalid_args(format!(
+                "{} does not work on {}",
+                action.name(),
+                match aim {
+                    Aim::Point { .. } => "a screen point",
+                    _ => "a whole window",
+                }
+            ))
+            .suggest("Name the element by its id or text")),
+        }
+    }
+
+    /// An action on one element, found and checked just now.
+    async fn on_element(&self, live: &Live, action: &Action) -> Result<ActionResult> {
+        match action {
+            Action::Click { button, count } => self.click(live, *button, *count).await,
+            Action::Hover => self.hover(live).await,
+            Action::Type {
+                text,
+                replace,
+                delay,
+            } => {
+                let opts = TypeOptions {
+                    replace: *replace,
+                    delay: *delay,
+                };
+                self.type_text(Some(live), None, text, opts).await
+            }
+            Action::Focus => self.focus(live).await,
+            Action::ScrollIntoView => self.scroll_into_view(live).await,
+            Action::SetValue { value } => self.set_value(live, value).await,
+            Action::Toggle => self.toggle(live).await,
+            Action::Named { name } => self.named_action(live, name.trim()).await,
+            Action::Press { .. } | Action::Scroll { .. } | Action::Drag { .. } => {
+                Err(Error::internal("routed before reaching an element"))
+            }
+        }
+    }
+
+    /// The element an aim names: by id from the ref map of this desktop, or by text.
+    pub async fn element(&self, scope: &Target, e: &Element) -> Result<Live> {
+        match e {
+            Element::Id(id) => {
+                let map = RefMap::load(&crate::sandbox::refs_path());
+                self.element_by_id(&map, *id, scope).await
+            }
+            Element::Text { text, role, exact } => {
+                self.element_by_text(scope, text, role.as_ref(), *exact)
+                    .await
+            }
+        }
+    }
+
+    /// The window `scope` names, if it names one.
+    async fn scoped(&self, scope: &Target) -> Result<Option<WindowInfo>> {
+        if scope.is_empty() {
+            return Ok(None);
+        }
+        self.resolve(scope).await.map(Some)
+    }
+
+    /// Raises and focuses the window `scope` names, if any (input at a point goes there).
+    async fn raise_scoped(&self, scope: &Target) -> Result<()> {
+        if let Some(id) = self.scoped(scope).await?.as_ref().and_then(window_id) {
+            self.x()?.raise_and_focus(id)?;
+        }
+        Ok(())
+    }
+
+    /// Raises and focuses a top-level window.
+    fn focus_window(&self, window: &WindowInfo) -> Result<ActionResult> {
+        let xc = self.x()?;
+        let id = window_id(window).ok_or_else(|| {
+            Error::new(
+                ErrorCode::ActionNotSupported,
+                format!("window \"{}\" has no X11 window to focus", window.title),
+            )
+        })?;
+        xc.raise_and_focus(id)?;
+        let mut r = ActionResult::new("focus", Route::System);
+        if xc.focused(&xc.windows()?) == Some(id) {
+            r.effect = Effect::Confirmed;
+        }
+        Ok(r.with("app", window.app.clone())
+            .with("title", window.title.clone())
+            .with("window_id", id))
+    }
+
+    /// Turns the wheel at a point and settles.
+    async fn wheel(
+        &self,
+        r: ActionResult,
+        at: (i32, i32),
+        direction: Direction,
+        amount: u32,
+    ) -> Result<ActionResult> {
+        self.x()?.scroll(at.0, at.1, direction, amount)?;
+        self.at_point(r, at)
+            .await
+            .map(|r| r.with("x", at.0).with("y", at.1).with("amount", amount))
+    }
+
+    /// One end of a drag: a point, or an element's center (and its window).
+    async fn drag_end(&self, scope: &Target, aim: &Aim) -> Result<((i32, i32), Option<u32>)> {
+        let xc = self.x()?;
+        match aim {
+            Aim::Point { x, y } => {
+                xc.check_on_screen(*x, *y)?;
+                Ok(((*x, *y), None))
+            }
+            Aim::Element(e) => {
+                let live = self.element(scope, e).await?;
+                Ok((xc.click_point(on_screen(&live)?)?, live.window_id))
+            }
+            Aim::Window => Err(Error::invalid_args(
+                "a drag goes between points or elements",
+            )),
+        }
+    }
+
+    async fn drag(&self, scope: &Target, from: &Aim, to: &Aim) -> Result<ActionResult> {
+        let (start, w1) = self.drag_end(scope, from).await?;
+        let (end, w2) = self.drag_end(scope, to).await?;
+        let window = match w1.or(w2) {
+            Some(w) => Some(w),
+            None => self.scoped(scope).await?.as_ref().and_then(window_id),
+        };
+        let xc = self.x()?;
+        if let Some(w) = window {
+            xc.raise_and_focus(w)?;
+        }
+        xc.drag(start, end, Button::Left).await?;
+        self.at_point(ActionResult::new("drag", Route::Input), end)
+            .await
+            .map(|r| {
+                r.with("from", vec![start.0, start.1])
+                    .with("to", vec![end.0, end.1])
+            })
+    }
+
+    /// Settles input sent at a point (see `settle_at`).
+    async fn at_point(&self, mut r: ActionResult, at: (i32, i32)) -> Result<ActionResult> {
+        let ms = self.settle_at(at.0, at.1).await?;
+        r.timing.push(("settle", ms));
+        Ok(r)
+    }
+}
+
+fn window_id(w: &WindowInfo) -> Option<u32> {
+    w.id.and_then(|i| u32::try_from(i).ok())
+}
+
+/// The element's box, when it has one on screen.
+fn on_screen(live: &Live) -> Result<Rect> {
+    live.node.bounds.filter(Rect::is_valid).ok_or_else(|| {
+        Error::new(
+            ErrorCode::NotInteractable,
+            format!(
+                "{} \"{}\" has no place on screen",
+                live.node.role.short(),
+                live.node.name
+            ),
+        )
+        .suggest("Scroll it into view first")
+    })
+}
