@@ -3,8 +3,9 @@
 //! exclude-subtree). They run in the order the reader needs: structural filters before the
 //! backend fetches bounds and values, spatial and text filters after.
 
+use crate::error::{Error, Result};
 use crate::node::{Node, Rect, States};
-use crate::role::Role;
+use crate::role::{Role, SHORT_NAMES};
 
 /// What `read` was asked to keep.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -22,6 +23,51 @@ pub struct Filters {
     pub full: bool,
     /// Fetch and show each element's accessibility action names (`a`).
     pub actions: bool,
+}
+
+/// A list of short role names (`btn,input,lnk`), as faces take it.
+pub fn parse_roles(list: &str) -> Result<Vec<Role>> {
+    let mut roles = Vec::new();
+    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match Role::parse(name) {
+            Some(Role::Other(_)) | None => {
+                return Err(Error::invalid_args(format!("unknown role `{name}`"))
+                    .suggest(format!("Known roles: {}", SHORT_NAMES.join(","))))
+            }
+            Some(r) => roles.push(r),
+        }
+    }
+    if roles.is_empty() {
+        return Err(
+            Error::invalid_args("the list of roles is empty").suggest("Example: btn,input,lnk")
+        );
+    }
+    Ok(roles)
+}
+
+/// A screen rectangle `x,y,w,h` with a positive size.
+pub fn parse_rect(s: &str) -> Result<Rect> {
+    Rect::parse(s).ok_or_else(|| {
+        Error::invalid_args(format!(
+            "`{s}` is not x,y,w,h with a positive width and height"
+        ))
+        .suggest("Example: 0,0,640,400")
+    })
+}
+
+impl Filters {
+    /// Refuses filters no read can honour.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_elements == Some(0) {
+            return Err(Error::invalid_args("the element limit must be at least 1")
+                .suggest("Leave it out for no limit, or give a positive number such as 200"));
+        }
+        if self.text.as_deref() == Some("") {
+            return Err(Error::invalid_args("the text to look for is empty")
+                .suggest("Give the text to look for, e.g. Save"));
+        }
+        Ok(())
+    }
 }
 
 /// A per-node verdict.

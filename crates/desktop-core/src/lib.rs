@@ -15,6 +15,7 @@ pub mod render;
 pub mod request;
 pub mod role;
 pub mod shot;
+pub mod watch;
 
 pub use backend::Desktop;
 pub use error::{Error, ErrorCode, Result};

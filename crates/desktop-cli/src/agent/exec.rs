@@ -4,9 +4,9 @@
 
 use super::screen::Screen;
 use super::tools::{Act, Space, Spot};
-use crate::cli::{LaunchArgs, TargetArgs, WaitArgs};
 use crate::commands::{act, clip, watch};
 use desktop_core::request::{Action, ActionRequest, Aim, Element};
+use desktop_core::watch::WaitRequest;
 use desktop_core::{Button, Direction, Error, ErrorCode, Result, Target};
 use desktop_linux::LinuxDesktop;
 use serde_json::{json, Value};
@@ -15,7 +15,7 @@ use std::time::Duration;
 /// What a step did: the result for the model, and a new working window if it changed.
 pub struct Done {
     pub result: Value,
-    pub window: Option<TargetArgs>,
+    pub window: Option<Target>,
 }
 
 /// Where a step aims: an element by id, or a screen point mapped from the screenshot.
@@ -63,12 +63,12 @@ async fn act_on(d: &LinuxDesktop, window: &Target, at: Aim, action: Action) -> R
 /// Executes one step (never `done` or `ask_user`, which the loop handles).
 pub async fn run(
     d: &LinuxDesktop,
-    window: &TargetArgs,
+    window: &Target,
     screen: &Screen,
     act: &Act,
     call_timeout: Duration,
 ) -> Result<Done> {
-    let t = window.target();
+    let t = window.clone();
     let plain = |r: Value| {
         Ok(Done {
             result: r,
@@ -127,14 +127,14 @@ pub async fn run(
                     ..Target::default()
                 })
                 .await?;
-            let next = TargetArgs {
+            let next = Target {
                 window_id: w.id,
                 pid: w.id.is_none().then_some(w.pid),
-                ..TargetArgs::default()
+                ..Target::default()
             };
             let r = d
                 .act(&ActionRequest::new(
-                    next.target(),
+                    next.clone(),
                     Aim::Window,
                     Action::Focus,
                 ))
@@ -149,21 +149,14 @@ pub async fn run(
             })
         }
         Act::Launch { command } => {
-            let r = act::launch(
-                d,
-                LaunchArgs {
-                    wait: 30,
-                    cmd: command.clone(),
-                },
-            )
-            .await?;
+            let r = act::launch(d, command, Duration::from_secs(30)).await?;
             let next = r
                 .extra
                 .get("window_id")
                 .and_then(Value::as_u64)
-                .map(|id| TargetArgs {
+                .map(|id| Target {
                     window_id: Some(id),
-                    ..TargetArgs::default()
+                    ..Target::default()
                 });
             Ok(Done {
                 result: value(r),
@@ -175,16 +168,16 @@ pub async fn run(
             gone,
             timeout_ms,
         } => {
-            let a = WaitArgs {
-                target: window.clone(),
-                for_text: Some(text.clone()),
-                for_role: None,
-                for_id: None,
+            let req = WaitRequest {
+                target: t,
+                text: Some(text.clone()),
+                role: None,
+                id: None,
                 gone: *gone,
-                timeout: *timeout_ms,
-                interval: 200,
+                timeout: Duration::from_millis(*timeout_ms),
+                interval: Duration::from_millis(200),
             };
-            let r = watch::wait(d, a).await?;
+            let r = watch::wait(d, &req).await?;
             // The matches carry ids from a read the model has not seen: keep the count only.
             plain(
                 json!({"action": "wait_for", "found": !gone, "count": r.get("count").cloned().unwrap_or(Value::Null)}),
@@ -198,19 +191,14 @@ pub async fn run(
         }
         Act::Toggle { id: element } => act_on(d, &t, id(*element), Action::Toggle).await,
         Act::ClipboardGet => {
-            let r = tokio::task::spawn_blocking(move || {
-                clip::run(crate::cli::ClipboardCmd::Get, call_timeout)
-            })
-            .await
-            .map_err(|e| Error::internal(e.to_string()))??;
+            let r = tokio::task::spawn_blocking(move || clip::get(call_timeout))
+                .await
+                .map_err(|e| Error::internal(e.to_string()))??;
             plain(r)
         }
         Act::ClipboardSet { text } => {
-            let cmd = crate::cli::ClipboardCmd::Set {
-                text: Some(text.clone()),
-                text_opt: None,
-            };
-            let r = tokio::task::spawn_blocking(move || clip::run(cmd, call_timeout))
+            let text = text.clone();
+            let r = tokio::task::spawn_blocking(move || clip::set(&text, call_timeout))
                 .await
                 .map_err(|e| Error::internal(e.to_string()))??;
             plain(r)

@@ -61,12 +61,12 @@ async fn start(g: &Global, a: AgentArgs) -> Result<Value> {
     let settings = config::resolve(&a)?;
     let d = crate::commands::connect(g).await?;
     // The starting window, pinned by its id so a title change does not lose it.
-    let scope = crate::commands::read::target(&a.target);
+    let scope = a.target.target();
     let window = if scope.is_empty() {
-        a.target.clone()
+        scope
     } else {
         let w = d.resolve(&scope).await?;
-        crate::cli::TargetArgs {
+        desktop_core::Target {
             window_id: w.id,
             pid: w.id.is_none().then_some(w.pid),
             ..Default::default()

@@ -8,7 +8,7 @@ use super::safety::{self, Place, Verdict};
 use super::screen::{self, Screen};
 use super::tools::{self, Act, Space, Spot};
 use super::transcript::{self, has_redacted};
-use crate::cli::{Confirm, TargetArgs};
+use crate::cli::Confirm;
 use crate::output::notice;
 use desktop_core::{Result, Target};
 use desktop_linux::LinuxDesktop;
@@ -139,32 +139,18 @@ pub async fn run(d: &LinuxDesktop, dir: &Path, o: Options) -> Result<Value> {
         // The recorded window: by app and title, else by app alone.
         let app = ev["window"]["app"].as_str().map(str::to_string);
         let title = ev["window"]["title"].as_str().map(str::to_string);
-        let mut window = TargetArgs {
+        let mut window = Target {
             app: app.clone(),
             window: title,
-            ..TargetArgs::default()
-        };
-        if d.resolve(&Target {
-            app: window.app.clone(),
-            window: window.window.clone(),
             ..Target::default()
-        })
-        .await
-        .is_err()
-        {
+        };
+        if d.resolve(&window).await.is_err() {
             window.window = None;
         }
-        if let Ok(w) = d
-            .resolve(&Target {
-                app: window.app.clone(),
-                window: window.window.clone(),
-                ..Target::default()
-            })
-            .await
-        {
-            window = TargetArgs {
+        if let Ok(w) = d.resolve(&window).await {
+            window = Target {
                 window_id: w.id,
-                ..TargetArgs::default()
+                ..Target::default()
             };
         }
         let screen = screen::observe(d, &window, &look).await;

@@ -11,10 +11,10 @@ use super::safety::{self, KillSwitch, Place, Verdict};
 use super::screen::{self, Screen};
 use super::tools::{self, Act, Step};
 use super::transcript::Transcript;
-use crate::cli::{Confirm, TargetArgs};
+use crate::cli::Confirm;
 use crate::output::notice;
 use base64::Engine;
-use desktop_core::{Error, Result};
+use desktop_core::{Error, Result, Target};
 use desktop_linux::LinuxDesktop;
 use serde_json::{json, Value};
 use std::io::IsTerminal;
@@ -66,7 +66,7 @@ struct Loop<'a> {
     d: &'a LinuxDesktop,
     provider: Provider,
     o: Options,
-    window: TargetArgs,
+    window: Target,
     kill: KillSwitch,
     log: Transcript,
     history: Vec<Message>,
@@ -85,7 +85,7 @@ pub async fn run(
     d: &LinuxDesktop,
     provider: Provider,
     o: Options,
-    window: TargetArgs,
+    window: Target,
     log: Transcript,
 ) -> Result<Value> {
     let started = Instant::now();

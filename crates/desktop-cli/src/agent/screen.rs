@@ -4,8 +4,9 @@
 //! Everything read off the screen is framed as untrusted data.
 
 use super::tools::{Act, Space, Spot};
-use crate::cli::{Format, ScreenshotArgs, TargetArgs};
 use crate::commands::{read, shot};
+use desktop_core::shot::Encoding;
+use desktop_core::watch::ShotRequest;
 use desktop_core::{Desktop, Filters, Node, ReadData, Target};
 use desktop_linux::LinuxDesktop;
 use serde_json::{json, Value};
@@ -93,14 +94,14 @@ fn fence(s: &str) -> String {
 }
 
 /// Observes the working window (falling back to the focused one if it went away).
-pub async fn observe(d: &LinuxDesktop, window: &TargetArgs, o: &Options) -> Screen {
+pub async fn observe(d: &LinuxDesktop, window: &Target, o: &Options) -> Screen {
     let filters = Filters {
         interactive: true,
         visible_only: true,
         max_elements: Some(400),
         ..Filters::default()
     };
-    let scope = read::target(window);
+    let scope = window.clone();
     let mut first = d.read(&scope, &filters).await;
     if first.is_err() && !scope.is_empty() {
         first = d.read(&Target::default(), &filters).await;
@@ -140,12 +141,9 @@ pub async fn observe(d: &LinuxDesktop, window: &TargetArgs, o: &Options) -> Scre
     let mut frame = None;
     let mut image = None;
     if o.screenshot {
-        let target = match data.as_ref().and_then(|d| d.window.id) {
-            Some(id) => TargetArgs {
-                window_id: Some(id),
-                ..TargetArgs::default()
-            },
-            None => TargetArgs::default(),
+        let target = Target {
+            window_id: data.as_ref().and_then(|d| d.window.id),
+            ..Target::default()
         };
         // Long edge at most 1568 px and about 1.15 megapixels: what vision models take
         // without resizing again (a second resize shifts clicks).
@@ -155,18 +153,17 @@ pub async fn observe(d: &LinuxDesktop, window: &TargetArgs, o: &Options) -> Scre
                 .clamp(0.1, 1.0),
             _ => 1.0,
         };
-        let args = ScreenshotArgs {
+        let req = ShotRequest {
             target,
             id: None,
             region: None,
-            quality: 75,
+            encoding: Encoding::Jpeg { quality: 75 },
             scale,
             max_edge: Some(1568),
-            output: None,
-            annotate: Some("ids".into()),
+            annotate: true,
             grid: o.grid,
         };
-        match shot::take_with(d, args, Some(Format::Jpg), data.as_ref()).await {
+        match shot::take_with(d, &req, data.as_ref()).await {
             Ok(s) => {
                 let f = Frame {
                     origin: (

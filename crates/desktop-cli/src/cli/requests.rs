@@ -3,12 +3,16 @@
 //! agent all hand the same `ActionRequest`s to the desktop.
 
 use super::{
-    ActionArgs, ClickArgs, DragArgs, ElementArgs, ElementCmdArgs, FocusArgs, PressArgs, ScrollArgs,
-    SetValueArgs, TargetArgs, TypeArgs,
+    ActionArgs, ClickArgs, DragArgs, ElementArgs, ElementCmdArgs, FocusArgs, Format, ObserveArgs,
+    PressArgs, ReadArgs, ScreenshotArgs, ScrollArgs, SetValueArgs, TargetArgs, TypeArgs, WaitArgs,
 };
+use desktop_core::diff::Ignore;
+use desktop_core::filter::{parse_rect, parse_roles};
 use desktop_core::keys::Combo;
 use desktop_core::request::{Action, ActionRequest, Aim, Element};
-use desktop_core::{Error, Result, Target};
+use desktop_core::shot::Encoding;
+use desktop_core::watch::{ObserveRequest, ShotRequest, WaitRequest};
+use desktop_core::{Error, Filters, Result, Target};
 use std::time::Duration;
 
 impl TargetArgs {
@@ -229,5 +233,96 @@ impl ActionArgs {
                 name: self.name.clone(),
             },
         ))
+    }
+}
+
+impl ReadArgs {
+    /// The read's filters, checked.
+    pub fn filters(&self) -> Result<Filters> {
+        let f = Filters {
+            depth: self.depth,
+            roles: self.roles.as_deref().map(parse_roles).transpose()?,
+            visible_only: self.visible_only,
+            bbox: self.bbox.as_deref().map(parse_rect).transpose()?,
+            text: self.text.clone(),
+            interactive: self.interactive,
+            max_elements: self.max_elements,
+            full: self.full,
+            actions: self.actions,
+        };
+        f.validate()?;
+        Ok(f)
+    }
+}
+
+impl WaitArgs {
+    pub fn request(&self) -> Result<WaitRequest> {
+        let role = match &self.for_role {
+            Some(r) => Some(parse_roles(r)?.remove(0)),
+            None => None,
+        };
+        let r = WaitRequest {
+            target: self.target.target(),
+            text: self.for_text.clone(),
+            role,
+            id: self.for_id,
+            gone: self.gone,
+            timeout: Duration::from_millis(self.timeout),
+            interval: Duration::from_millis(self.interval),
+        };
+        r.validate()?;
+        Ok(r)
+    }
+}
+
+impl ObserveArgs {
+    pub fn request(&self) -> Result<ObserveRequest> {
+        let r = ObserveRequest {
+            target: self.target.target(),
+            filters: Filters {
+                visible_only: self.visible_only,
+                depth: self.depth,
+                roles: self.roles.as_deref().map(parse_roles).transpose()?,
+                ..Filters::default()
+            },
+            interval: Duration::from_millis(self.interval),
+            duration: (self.duration > 0).then(|| Duration::from_secs(self.duration)),
+            ignore: Ignore {
+                bounds: self.ignore_bounds,
+                focus: self.ignore_focus,
+            },
+        };
+        r.validate()?;
+        Ok(r)
+    }
+}
+
+impl ScreenshotArgs {
+    /// The capture, encoded as `format` (the global `--format`; PNG when absent).
+    pub fn request(&self, format: Option<Format>) -> Result<ShotRequest> {
+        let encoding = match format {
+            None | Some(Format::Png) => Encoding::Png,
+            Some(Format::Jpg) => Encoding::Jpeg {
+                quality: self.quality,
+            },
+            Some(other) => {
+                return Err(Error::invalid_args(format!(
+                    "screenshot writes png or jpg, not {other:?}"
+                ))
+                .suggest("Use --format png or --format jpg"))
+            }
+        };
+        let r = ShotRequest {
+            target: self.target.target(),
+            id: self.id,
+            region: self.region.as_deref().map(parse_rect).transpose()?,
+            encoding,
+            scale: self.scale,
+            max_edge: self.max_edge,
+            annotate: self.annotate.is_some(),
+            grid: self.grid,
+        };
+        r.validate()?;
+        Ok(r)
     }
 }

@@ -2,7 +2,6 @@
 //! `cli::requests`) and hands it to the desktop, which validates it before acting, so an
 //! invalid request types and clicks nothing. `launch` is the one that starts a program.
 
-use crate::cli::LaunchArgs;
 use desktop_core::action::ActionResult;
 use desktop_core::request::ActionRequest;
 use desktop_core::{Error, Result};
@@ -14,9 +13,16 @@ pub async fn run(d: &LinuxDesktop, req: Result<ActionRequest>) -> Result<ActionR
     d.act(&req?).await
 }
 
-pub async fn launch(d: &LinuxDesktop, a: LaunchArgs) -> Result<ActionResult> {
-    if a.wait == 0 || a.wait > 600 {
-        return Err(Error::invalid_args("--wait must be 1 to 600 seconds"));
+/// Starts `cmd` and waits up to `wait` for its window.
+pub async fn launch(d: &LinuxDesktop, cmd: &[String], wait: Duration) -> Result<ActionResult> {
+    if cmd.first().is_none_or(|c| c.trim().is_empty()) {
+        return Err(Error::invalid_args("the command to launch is empty")
+            .suggest("Example: gtk3-widget-factory"));
     }
-    d.launch(&a.cmd, Duration::from_secs(a.wait)).await
+    if wait.is_zero() || wait > Duration::from_secs(600) {
+        return Err(Error::invalid_args(
+            "the wait for its window must be 1 to 600 seconds",
+        ));
+    }
+    d.launch(cmd, wait).await
 }

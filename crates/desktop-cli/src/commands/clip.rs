@@ -1,7 +1,6 @@
 //! `clipboard get|set|clear`, and the hidden `clipboard serve` that holds the text after
 //! `set` has exited.
 
-use crate::cli::ClipboardCmd;
 use desktop_core::{Error, ErrorCode, Result};
 use desktop_linux::x11::X;
 use desktop_linux::{clipboard, sandbox};
@@ -10,47 +9,54 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-pub fn run(cmd: ClipboardCmd, timeout: Duration) -> Result<Value> {
-    match cmd {
-        ClipboardCmd::Get => {
-            let x = X::connect()?;
-            Ok(match clipboard::get(&x, timeout)? {
-                Some(text) => json!({ "text": text }),
-                None => json!({ "text": "", "empty": true }),
-            })
-        }
-        ClipboardCmd::Set { text, text_opt } => {
-            let text = match text.or(text_opt) {
-                Some(t) => t,
-                None => {
-                    let mut s = String::new();
-                    std::io::stdin().read_to_string(&mut s).map_err(|e| {
-                        Error::invalid_args(format!("no text given and stdin unreadable: {e}"))
-                            .suggest("clipboard set \"text\"")
-                    })?;
-                    s
-                }
-            };
-            // Fail early (before any background process starts) if there is no display.
-            X::connect()?;
-            spawn_server(&text, timeout)?;
-            Ok(json!({ "chars": text.chars().count() }))
-        }
-        ClipboardCmd::Clear => {
-            clipboard::clear(&X::connect()?)?;
-            Ok(json!({ "cleared": true }))
-        }
-        ClipboardCmd::Serve => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| Error::internal(e.to_string()))?;
-            let x = X::connect()?;
-            clipboard::serve(&x, &text, || {
-                let mut out = std::io::stdout();
-                let _ = out.write_all(b"ready\n").and_then(|()| out.flush());
+/// The clipboard's text (`{"text": ..}`, or `"empty": true`); never takes the clipboard.
+pub fn get(timeout: Duration) -> Result<Value> {
+    let x = X::connect()?;
+    Ok(match clipboard::get(&x, timeout)? {
+        Some(text) => json!({ "text": text }),
+        None => json!({ "text": "", "empty": true }),
+    })
+}
+
+/// Puts `text` on the clipboard; a holder process serves it after this one exits.
+pub fn set(text: &str, timeout: Duration) -> Result<Value> {
+    // Fail early (before any background process starts) if there is no display.
+    X::connect()?;
+    spawn_server(text, timeout)?;
+    Ok(json!({ "chars": text.chars().count() }))
+}
+
+/// Empties the clipboard.
+pub fn clear() -> Result<Value> {
+    clipboard::clear(&X::connect()?)?;
+    Ok(json!({ "cleared": true }))
+}
+
+/// The hidden `clipboard serve`: holds the text read from stdin until another client
+/// takes the clipboard.
+pub fn serve() -> Result<()> {
+    let mut text = String::new();
+    std::io::stdin()
+        .read_to_string(&mut text)
+        .map_err(|e| Error::internal(e.to_string()))?;
+    let x = X::connect()?;
+    clipboard::serve(&x, &text, || {
+        let mut out = std::io::stdout();
+        let _ = out.write_all(b"ready\n").and_then(|()| out.flush());
+    })
+}
+
+/// The text `clipboard set` was given: its argument, else stdin.
+pub fn text_of(text: Option<String>) -> Result<String> {
+    match text {
+        Some(t) => Ok(t),
+        None => {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map_err(|e| {
+                Error::invalid_args(format!("no text given and stdin unreadable: {e}"))
+                    .suggest("clipboard set \"text\"")
             })?;
-            Ok(json!({}))
+            Ok(s)
         }
     }
 }

@@ -60,17 +60,37 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
             let req = a.request();
             acting(&g, out, "action", |d| Box::pin(act::run(d, req))).await
         }
-        Command::Launch(a) => acting(&g, out, "launch", |d| Box::pin(act::launch(d, a))).await,
-        Command::Wait(a) => acting_value(&g, out, "wait", |d| Box::pin(watch::wait(d, a))).await,
-        Command::Observe(a) => match connect(&g).await {
-            Ok(d) => watch::observe(&d, a, out).await,
-            Err(e) => out.err("observe", &e),
+        Command::Launch(a) => {
+            let wait = Duration::from_secs(a.wait);
+            let cmd = a.cmd;
+            acting(&g, out, "launch", |d| {
+                Box::pin(async move { act::launch(d, &cmd, wait).await })
+            })
+            .await
+        }
+        Command::Wait(a) => match a.request() {
+            Ok(req) => {
+                acting_value(&g, out, "wait", |d| {
+                    Box::pin(async move { watch::wait(d, &req).await })
+                })
+                .await
+            }
+            Err(e) => out.err("wait", &e),
         },
+        Command::Observe(a) => {
+            let req = match a.request() {
+                Ok(r) => r,
+                Err(e) => return out.err("observe", &e),
+            };
+            match connect(&g).await {
+                Ok(d) => watch::observe(&d, &req, out).await,
+                Err(e) => out.err("observe", &e),
+            }
+        }
         Command::Screenshot(a) => {
-            let format = g.format;
-            let r = match connect(&g).await {
-                Ok(d) => shot::run(&d, a, format).await,
-                Err(e) => Err(e),
+            let r = match (a.request(g.format), connect(&g).await) {
+                (Ok(req), Ok(d)) => shot::run(&d, &req, a.output.as_deref()).await,
+                (Err(e), _) | (_, Err(e)) => Err(e),
             };
             match r {
                 Ok(data) => out.ok("screenshot", data),
@@ -78,15 +98,18 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
             }
         }
         Command::Clipboard(cmd) => {
-            let name = match cmd {
-                crate::cli::ClipboardCmd::Get => "clipboard-get",
-                crate::cli::ClipboardCmd::Set { .. } => "clipboard-set",
-                crate::cli::ClipboardCmd::Clear => "clipboard-clear",
-                crate::cli::ClipboardCmd::Serve => {
-                    return clip::run(cmd, Duration::from_millis(g.call_timeout)).map_or(1, |_| 0)
-                }
+            use crate::cli::ClipboardCmd;
+            let timeout = Duration::from_millis(g.call_timeout);
+            let (name, r) = match cmd {
+                ClipboardCmd::Get => ("clipboard-get", clip::get(timeout)),
+                ClipboardCmd::Set { text, text_opt } => (
+                    "clipboard-set",
+                    clip::text_of(text.or(text_opt)).and_then(|t| clip::set(&t, timeout)),
+                ),
+                ClipboardCmd::Clear => ("clipboard-clear", clip::clear()),
+                ClipboardCmd::Serve => return clip::serve().map_or(1, |()| 0),
             };
-            match clip::run(cmd, Duration::from_millis(g.call_timeout.max(1))) {
+            match r {
                 Ok(data) => out.ok(name, data),
                 Err(e) => out.err(name, &e),
             }

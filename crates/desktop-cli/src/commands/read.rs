@@ -1,20 +1,19 @@
 //! `read`: one window's element tree, filtered, in compact JSON or as indented text.
 
 use super::connect;
-use crate::cli::{Format, Global, ReadArgs, TargetArgs};
+use crate::cli::{Format, Global, ReadArgs};
 use crate::output::{notice, Out};
-use desktop_core::role::SHORT_NAMES;
-use desktop_core::{render, Desktop, Error, Filters, Rect, Result, Role, Target};
+use desktop_core::{render, Desktop, Error};
 
 pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
-    let filters = match filters(&args) {
+    let filters = match args.filters() {
         Ok(f) => f,
         Err(e) => return out.err("read", &e),
     };
     let t = std::time::Instant::now();
     let result = async {
         let d = connect(g).await?;
-        let mut data = d.read(&target(&args.target), &filters).await?;
+        let mut data = d.read(&args.target.target(), &filters).await?;
         data.flat = args.compact;
         remember(&data);
         Ok::<_, Error>(data)
@@ -55,75 +54,6 @@ pub(crate) fn remember(data: &desktop_core::ReadData) {
             path.display()
         ));
     }
-}
-
-pub fn target(t: &TargetArgs) -> Target {
-    Target {
-        app: t.app.clone(),
-        window: t.window.clone(),
-        window_id: t.window_id,
-        pid: t.pid,
-    }
-}
-
-/// Validates and converts the filter options; malformed ones are INVALID_ARGS.
-pub fn filters(args: &ReadArgs) -> Result<Filters> {
-    let roles = match &args.roles {
-        None => None,
-        Some(list) => Some(parse_roles(list)?),
-    };
-    let bbox = match &args.bbox {
-        None => None,
-        Some(s) => Some(Rect::parse(s).ok_or_else(|| {
-            Error::invalid_args(format!(
-                "--bbox `{s}` is not x,y,w,h with a positive width and height"
-            ))
-            .suggest("Example: --bbox 0,0,640,400")
-        })?),
-    };
-    if args.max_elements == Some(0) {
-        return Err(
-            Error::invalid_args("--max-elements must be at least 1").suggest(
-                "Leave it out for no limit, or give a positive number such as --max-elements 200",
-            ),
-        );
-    }
-    if args.text.as_deref() == Some("") {
-        return Err(Error::invalid_args("--text must not be empty")
-            .suggest("Give the text to look for, e.g. --text Save"));
-    }
-    Ok(Filters {
-        depth: args.depth,
-        roles,
-        visible_only: args.visible_only,
-        bbox,
-        text: args.text.clone(),
-        interactive: args.interactive,
-        max_elements: args.max_elements,
-        full: args.full,
-        actions: args.actions,
-    })
-}
-
-pub fn parse_roles(list: &str) -> Result<Vec<Role>> {
-    let mut roles = Vec::new();
-    for name in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        match Role::parse(name) {
-            Some(Role::Other(_)) | None => {
-                return Err(
-                    Error::invalid_args(format!("unknown role `{name}` in --roles"))
-                        .suggest(format!("Known roles: {}", SHORT_NAMES.join(","))),
-                )
-            }
-            Some(r) => roles.push(r),
-        }
-    }
-    if roles.is_empty() {
-        return Err(
-            Error::invalid_args("--roles is empty").suggest("Example: --roles btn,input,lnk")
-        );
-    }
-    Ok(roles)
 }
 
 pub(crate) fn text(data: &desktop_core::ReadData) -> String {

@@ -1,11 +1,10 @@
 //! `screenshot`: capture, optionally mark elements and draw a grid, encode, and either
 //! write the file atomically or return base64 in the envelope.
 
-use super::read::target;
-use crate::cli::{Format, ScreenshotArgs};
 use base64::Engine;
 use desktop_core::refs::RefMap;
 use desktop_core::shot::{self, Encoding, Mark};
+use desktop_core::watch::ShotRequest;
 use desktop_core::{Desktop, Error, ErrorCode, Filters, Rect, Result};
 use desktop_linux::{sandbox, LinuxDesktop};
 use serde_json::{json, Value};
@@ -69,14 +68,13 @@ pub(crate) struct Shot {
     pub mime: &'static str,
 }
 
-pub async fn run(d: &LinuxDesktop, a: ScreenshotArgs, format: Option<Format>) -> Result<Value> {
-    let output = a.output.clone();
-    if let Some(p) = &output {
+pub async fn run(d: &LinuxDesktop, a: &ShotRequest, output: Option<&Path>) -> Result<Value> {
+    if let Some(p) = output {
         check_writable(p)?;
     }
-    let shot = take(d, a, format).await?;
+    let shot = take(d, a).await?;
     let mut data = shot.meta;
-    match &output {
+    match output {
         Some(p) => {
             write_atomic(p, &shot.bytes)?;
             // A path need not be UTF-8; the envelope shows it readably.
@@ -91,57 +89,27 @@ pub async fn run(d: &LinuxDesktop, a: ScreenshotArgs, format: Option<Format>) ->
 
 /// Captures, marks and encodes; the scale shrinks further to keep the long edge within
 /// `--max-edge`.
-pub(crate) async fn take(
-    d: &LinuxDesktop,
-    a: ScreenshotArgs,
-    format: Option<Format>,
-) -> Result<Shot> {
-    take_with(d, a, format, None).await
+pub(crate) async fn take(d: &LinuxDesktop, a: &ShotRequest) -> Result<Shot> {
+    take_with(d, a, None).await
 }
 
 /// As `take`, marking the elements of a read the caller already made (the ids it showed).
 pub(crate) async fn take_with(
     d: &LinuxDesktop,
-    a: ScreenshotArgs,
-    format: Option<Format>,
+    a: &ShotRequest,
     known: Option<&desktop_core::ReadData>,
 ) -> Result<Shot> {
-    if !(0.1..=1.0).contains(&a.scale) || a.scale.is_nan() {
-        return Err(
-            Error::invalid_args(format!("--scale {} is outside 0.1-1.0", a.scale))
-                .suggest("Example: --scale 0.5"),
-        );
-    }
-    if !(1..=100).contains(&a.quality) {
-        return Err(Error::invalid_args("--quality must be 1-100").suggest("Example: --quality 80"));
-    }
-    let enc = match format {
-        None | Some(Format::Png) => Encoding::Png,
-        Some(Format::Jpg) => Encoding::Jpeg { quality: a.quality },
-        Some(other) => {
-            return Err(
-                Error::invalid_args(format!("screenshot writes png or jpg, not {other:?}"))
-                    .suggest("Use --format png or --format jpg"),
-            )
-        }
-    };
-    let region = match &a.region {
-        Some(s) => Some(Rect::parse(s).ok_or_else(|| {
-            Error::invalid_args(format!(
-                "--region `{s}` is not x,y,w,h with a positive size"
-            ))
-            .suggest("Example: --region 0,0,640,400")
-        })?),
-        None => None,
-    };
+    a.validate()?;
+    let enc = a.encoding;
+    let region = a.region;
     let x = d.x.as_ref().ok_or_else(desktop_linux::x11::no_display)?;
-    let scope = target(&a.target);
+    let scope = &a.target;
     let mut window = None;
     let area = if let Some(r) = region {
         r
     } else if let Some(id) = a.id {
         let map = RefMap::load(&sandbox::refs_path());
-        let live = d.element_by_id(&map, id, &scope).await?;
+        let live = d.element_by_id(&map, id, scope).await?;
         if let Some(w) = live.window_id {
             x.raise(w)?;
         }
@@ -150,10 +118,10 @@ pub(crate) async fn take_with(
                 ErrorCode::NotInteractable,
                 format!("element {id} has no place on screen"),
             )
-            .suggest("scroll --id N --into-view first")
+            .suggest("Scroll it into view first")
         })?
     } else if !scope.is_empty() {
-        let w = d.resolve(&scope).await?;
+        let w = d.resolve(scope).await?;
         if let Some(id) = w.id.and_then(|i| u32::try_from(i).ok()) {
             x.raise(id)?;
         }
@@ -166,7 +134,7 @@ pub(crate) async fn take_with(
         x.screen
     };
     let mut marks = Vec::new();
-    if a.annotate.is_some() {
+    if a.annotate {
         let filters = Filters {
             interactive: true,
             visible_only: true,
@@ -178,7 +146,7 @@ pub(crate) async fn take_with(
             (None, w) => {
                 fresh = match w {
                     Some(w) => desktop_linux::read_window(d, w.clone(), &filters).await?,
-                    None => d.read(&scope, &filters).await?,
+                    None => d.read(scope, &filters).await?,
                 };
                 let path = sandbox::refs_path();
                 let mut map = RefMap::load(&path);
@@ -218,7 +186,7 @@ pub(crate) async fn take_with(
         "region": [capture.origin.0, capture.origin.1, cw, ch],
         "bytes": bytes.len(),
     });
-    if a.annotate.is_some() {
+    if a.annotate {
         meta["marks"] = json!(marks.len());
     }
     let mime = if enc == Encoding::Png {

@@ -1,14 +1,13 @@
 //! `wait` (until an element appears or goes) and `observe` (a window's changes as JSON
 //! lines, read again when the app reports a change, polled where it reports none).
 
-use super::read::{parse_roles, target};
-use crate::cli::{ObserveArgs, WaitArgs};
 use crate::output::Out;
-use desktop_core::diff::{Ignore, Observer};
+use desktop_core::diff::Observer;
 use desktop_core::filter::matches_text;
 use desktop_core::refs::RefMap;
 use desktop_core::render::Compact;
-use desktop_core::{Error, ErrorCode, Filters, Node, ReadData, Result, Role, WindowInfo};
+use desktop_core::watch::{ObserveRequest, WaitRequest};
+use desktop_core::{Error, ErrorCode, Filters, Node, ReadData, Result, WindowInfo};
 use desktop_linux::tree::Memo;
 use desktop_linux::{events, read_window, read_window_with, sandbox, LinuxDesktop};
 use futures_util::{FutureExt, StreamExt};
@@ -41,11 +40,12 @@ fn window_missing(e: &Error) -> bool {
     )
 }
 
-async fn look(d: &LinuxDesktop, a: &WaitArgs, role: Option<&Role>) -> Result<Look> {
-    let scope = target(&a.target);
-    if let Some(id) = a.for_id {
+async fn look(d: &LinuxDesktop, a: &WaitRequest) -> Result<Look> {
+    let scope = &a.target;
+    let role = a.role.as_ref();
+    if let Some(id) = a.id {
         let map = RefMap::load(&sandbox::refs_path());
-        return match d.element_by_id(&map, id, &scope).await {
+        return match d.element_by_id(&map, id, scope).await {
             Ok(live) => Ok(Look::Found(vec![
                 json!({"i": id, "r": live.node.role.short(), "t": live.node.name}),
             ])),
@@ -55,7 +55,7 @@ async fn look(d: &LinuxDesktop, a: &WaitArgs, role: Option<&Role>) -> Result<Loo
             Err(e) => Err(e),
         };
     }
-    let window = match d.resolve(&scope).await {
+    let window = match d.resolve(scope).await {
         Ok(w) => w,
         Err(e) if window_missing(&e) => return Ok(Look::Absent(e.message)),
         Err(e) => return Err(e),
@@ -65,7 +65,7 @@ async fn look(d: &LinuxDesktop, a: &WaitArgs, role: Option<&Role>) -> Result<Loo
         ..Filters::default()
     };
     let data = read_window(d, window, &filters).await?;
-    let needle = a.for_text.as_deref().map(str::to_lowercase);
+    let needle = a.text.as_deref().map(str::to_lowercase);
     let mut found: Vec<&Node> = Vec::new();
     for n in &data.elements {
         n.walk(&mut |x| {
@@ -96,30 +96,13 @@ async fn look(d: &LinuxDesktop, a: &WaitArgs, role: Option<&Role>) -> Result<Loo
     Ok(Look::Found(els))
 }
 
-pub async fn wait(d: &LinuxDesktop, a: WaitArgs) -> Result<Value> {
-    if a.for_text.is_none() && a.for_role.is_none() && a.for_id.is_none() {
-        return Err(
-            Error::invalid_args("wait for what? give --for-text, --for-role or --for-id")
-                .suggest("Example: wait --app chromium --for-text \"Saved\" --timeout 5000"),
-        );
-    }
-    if a.for_text.as_deref() == Some("") {
-        return Err(Error::invalid_args("--for-text is empty"));
-    }
-    if !(10..=60_000).contains(&a.interval) || a.timeout > 600_000 {
-        return Err(Error::invalid_args(
-            "--interval must be 10-60000 ms and --timeout at most 600000 ms",
-        ));
-    }
-    let role = match &a.for_role {
-        Some(r) => Some(parse_roles(r)?.remove(0)),
-        None => None,
-    };
+pub async fn wait(d: &LinuxDesktop, a: &WaitRequest) -> Result<Value> {
+    a.validate()?;
     let start = Instant::now();
-    let deadline = start + Duration::from_millis(a.timeout);
+    let deadline = start + a.timeout;
     let mut last;
     loop {
-        match look(d, &a, role.as_ref()).await {
+        match look(d, a).await {
             Ok(Look::Found(els)) if !a.gone => {
                 return Ok(
                     json!({"matched": true, "elapsed_ms": start.elapsed().as_millis() as u64, "count": els.len(), "elements": els}),
@@ -146,13 +129,13 @@ pub async fn wait(d: &LinuxDesktop, a: WaitArgs) -> Result<Value> {
                 format!(
                     "not {} within {} ms; last seen: {last}",
                     if a.gone { "gone" } else { "seen" },
-                    a.timeout
+                    a.timeout.as_millis()
                 ),
             )
-            .suggest("Raise --timeout, or check the target with `desktop-cli read`"));
+            .suggest("Wait longer, or read the target to see what is there"));
         }
         tokio::time::sleep(
-            Duration::from_millis(a.interval)
+            a.interval
                 .min(deadline.saturating_duration_since(Instant::now())),
         )
         .await;
@@ -181,7 +164,7 @@ fn note_event(memo: &mut Memo, msg: &zbus::Message) {
 }
 
 /// `observe` for the command line: JSON lines on stdout until --duration, Ctrl+C or SIGTERM.
-pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
+pub async fn observe(d: &LinuxDesktop, a: &ObserveRequest, out: Out) -> i32 {
     let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
     let mut sigterm =
         tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
@@ -205,38 +188,18 @@ pub async fn observe(d: &LinuxDesktop, a: ObserveArgs, out: Out) -> i32 {
 /// `Ok(false)` means the window could not be read at all (an `error` and `done` went out).
 pub async fn observe_events(
     d: &LinuxDesktop,
-    a: ObserveArgs,
+    a: &ObserveRequest,
     mut emit: impl FnMut(Value),
     stop_signal: impl std::future::Future<Output = ()>,
 ) -> Result<bool> {
-    let scope = target(&a.target);
-    if scope.is_empty() {
-        return Err(
-            Error::invalid_args("observe needs --app, --window, --window-id or --pid")
-                .suggest("Example: observe --app chromium --duration 10"),
-        );
-    }
-    if !(50..=600_000).contains(&a.interval) {
-        return Err(Error::invalid_args("--interval must be 50-600000 ms"));
-    }
-    let roles = match &a.roles {
-        Some(r) => Some(parse_roles(r)?),
-        None => None,
-    };
-    let filters = Filters {
-        visible_only: a.visible_only,
-        depth: a.depth,
-        roles,
-        ..Filters::default()
-    };
-    let ignore = Ignore {
-        bounds: a.ignore_bounds,
-        focus: a.ignore_focus,
-    };
+    a.validate()?;
+    let scope = &a.target;
+    let filters = &a.filters;
+    let ignore = a.ignore;
     let start = Instant::now();
     let error_event = |e: &Error| json!({"type": "error", "ts": now_secs(), "code": e.code.as_str(), "error": e.message});
     let done_event = |events: u64| json!({"type": "done", "ts": now_secs(), "elapsed": format!("{:.1}s", start.elapsed().as_secs_f64()), "events": events});
-    let window = match d.resolve(&scope).await {
+    let window = match d.resolve(scope).await {
         Ok(w) => w,
         Err(e) => {
             emit(error_event(&e));
@@ -246,7 +209,7 @@ pub async fn observe_events(
     };
     let mut observer = Observer::default();
     let mut memo = Memo::default();
-    let mut data = match observe_read(d, &window, &filters, &mut memo).await {
+    let mut data = match observe_read(d, &window, filters, &mut memo).await {
         Ok(data) => data,
         Err(e) => {
             emit(error_event(&e));
@@ -269,10 +232,9 @@ pub async fn observe_events(
     // Events only cover what the app's own cache holds: where reads had to walk (Qt, or a
     // Chromium page loaded after the first client came), the window is read afresh every
     // --interval; otherwise only every 10 s, as a safety net.
-    let interval = Duration::from_millis(a.interval);
+    let interval = a.interval;
     let full_every = interval.max(Duration::from_secs(10));
-    let deadline =
-        (a.duration > 0).then(|| tokio::time::Instant::now() + Duration::from_secs(a.duration));
+    let deadline = a.duration.map(|d| tokio::time::Instant::now() + d);
     let mut events = 0u64;
     let mut last_error = String::new();
     // An absolute time: a stream of events must not keep pushing the next poll back.
@@ -318,7 +280,7 @@ pub async fn observe_events(
             _ = stop => break,
             _ = &mut stop_signal => break,
         }
-        match observe_read(d, &window, &filters, &mut memo).await {
+        match observe_read(d, &window, filters, &mut memo).await {
             Ok(mut data) => {
                 last_error.clear();
                 let changes = observer.diff(&mut data.elements, ignore);

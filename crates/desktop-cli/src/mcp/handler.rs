@@ -5,9 +5,9 @@
 
 use super::params as p;
 use super::tools;
-use crate::cli::{Format, LaunchArgs, ObserveArgs, ReadArgs, ScreenshotArgs, TargetArgs, WaitArgs};
 use crate::commands::{act, read, shot, watch};
 use base64::Engine;
+use desktop_core::shot::Encoding;
 use desktop_core::{Desktop, Error, ErrorCode, Result, Target};
 use desktop_linux::LinuxDesktop;
 use rmcp::model::{
@@ -78,15 +78,6 @@ fn error_result(e: &Error) -> CallToolResult {
         v["suggestion"] = json!(s);
     }
     CallToolResult::error(vec![ContentBlock::text(v.to_string())])
-}
-
-fn target(t: p::Target) -> TargetArgs {
-    TargetArgs {
-        app: t.app,
-        window: t.window,
-        window_id: t.window_id,
-        pid: t.pid,
-    }
 }
 
 /// Parses arguments, refusing names the tool does not have (a misspelt "app" must not
@@ -204,18 +195,9 @@ impl Server {
                 on_desktop!(self, |d| async { read_tool(d, a).await }.await)
             }
             "find" => {
-                let a: p::Find = args(&tool, raw)?;
-                let wait = WaitArgs {
-                    target: target(a.target),
-                    for_text: Some(a.text),
-                    for_role: a.role,
-                    for_id: None,
-                    gone: false,
-                    timeout: 0,
-                    interval: 100,
-                };
+                let req = args::<p::Find>(&tool, raw)?.request()?;
                 on_desktop!(self, |d| async {
-                    match watch::wait(d, wait).await {
+                    match watch::wait(d, &req).await {
                         Ok(v) => Ok(structured(&v, None)),
                         Err(e) if e.code == ErrorCode::Timeout => {
                             Ok(structured(&json!({"count": 0, "elements": []}), None))
@@ -263,15 +245,9 @@ impl Server {
             }
             "launch" => {
                 let a: p::Launch = args(&tool, raw)?;
-                let l = LaunchArgs {
-                    wait: a.wait_s.unwrap_or(20).clamp(1, 50),
-                    cmd: a.command,
-                };
-                if l.cmd.is_empty() {
-                    return Err(Error::invalid_args("command is empty")
-                        .suggest("Example: [\"gtk3-widget-factory\"]"));
-                }
-                on_desktop!(self, |d| act::launch(d, l).await).map(|r| structured(&r, None))
+                let wait = Duration::from_secs(a.wait_s.unwrap_or(20).clamp(1, 50));
+                on_desktop!(self, |d| act::launch(d, &a.command, wait).await)
+                    .map(|r| structured(&r, None))
             }
             "screenshot" => {
                 let a: p::Screenshot = args(&tool, raw)?;
@@ -280,40 +256,24 @@ impl Server {
             "clipboard_get" => {
                 let _: p::Empty = args(&tool, raw)?;
                 let timeout = self.inner.call_timeout;
-                tokio::task::spawn_blocking(move || {
-                    crate::commands::clip::run(crate::cli::ClipboardCmd::Get, timeout)
-                })
-                .await
-                .map_err(|e| Error::internal(e.to_string()))?
-                .map(|v| structured(&v, None))
+                tokio::task::spawn_blocking(move || crate::commands::clip::get(timeout))
+                    .await
+                    .map_err(|e| Error::internal(e.to_string()))?
+                    .map(|v| structured(&v, None))
             }
             "clipboard_set" => {
                 let a: p::ClipboardSet = args(&tool, raw)?;
                 let timeout = self.inner.call_timeout;
-                let cmd = crate::cli::ClipboardCmd::Set {
-                    text: Some(a.text),
-                    text_opt: None,
-                };
-                tokio::task::spawn_blocking(move || crate::commands::clip::run(cmd, timeout))
+                tokio::task::spawn_blocking(move || crate::commands::clip::set(&a.text, timeout))
                     .await
                     .map_err(|e| Error::internal(e.to_string()))?
                     .map(|v| structured(&v, None))
             }
             "wait" => {
-                let a: p::Wait = args(&tool, raw)?;
-                let timeout = a.timeout_ms.unwrap_or(10_000).min(50_000);
-                let w = WaitArgs {
-                    target: target(a.target),
-                    for_text: a.for_text,
-                    for_role: a.for_role,
-                    for_id: a.for_id,
-                    gone: a.gone,
-                    timeout,
-                    interval: 250,
-                };
-                let progress = self.progress(ctx, timeout);
+                let req = args::<p::Wait>(&tool, raw)?.request()?;
+                let progress = self.progress(ctx, req.timeout.as_millis() as u64);
                 on_desktop!(self, |d| async {
-                    let run = watch::wait(d, w);
+                    let run = watch::wait(d, &req);
                     tokio::pin!(run);
                     tokio::pin!(progress);
                     loop {
@@ -326,20 +286,10 @@ impl Server {
                 .await)
             }
             "observe" => {
-                let a: p::Observe = args(&tool, raw)?;
-                let secs = a.duration_s.unwrap_or(5).clamp(1, 50);
-                let o = ObserveArgs {
-                    target: target(a.target),
-                    depth: None,
-                    roles: a.roles,
-                    interval: 1000,
-                    duration: secs,
-                    visible_only: true,
-                    ignore_bounds: a.ignore_bounds,
-                    ignore_focus: a.ignore_focus,
-                };
+                let req = args::<p::Observe>(&tool, raw)?.request()?;
                 let ct = ctx.ct.clone();
-                let progress = self.progress(ctx, secs * 1000);
+                let total = req.duration.map_or(0, |d| d.as_millis() as u64);
+                let progress = self.progress(ctx, total);
                 on_desktop!(self, |d| async {
                     let mut events = Vec::new();
                     // Progress never ends by itself: only cancellation stops early.
@@ -347,7 +297,7 @@ impl Server {
                         tokio::pin!(progress);
                         tokio::select! { _ = ct.cancelled() => {}, _ = &mut progress => {} }
                     };
-                    watch::observe_events(d, o, |v| events.push(v), stop).await?;
+                    watch::observe_events(d, &req, |v| events.push(v), stop).await?;
                     Ok(structured(&json!({"events": events}), None))
                 }
                 .await)
@@ -382,22 +332,8 @@ impl Server {
 }
 
 async fn read_tool(d: &LinuxDesktop, a: p::Read) -> Result<CallToolResult> {
-    let max_elements = a.max_elements.unwrap_or(200).max(1);
-    let args = ReadArgs {
-        target: target(a.target),
-        depth: a.depth,
-        roles: a.roles,
-        visible_only: true,
-        bbox: a.bbox,
-        text: a.text,
-        interactive: a.interactive,
-        compact: false,
-        full: false,
-        actions: a.actions,
-        max_elements: Some(max_elements),
-    };
-    let filters = read::filters(&args)?;
-    let mut data = d.read(&read::target(&args.target), &filters).await?;
+    let filters = a.filters()?;
+    let mut data = d.read(&a.target.target(), &filters).await?;
     // The token cap: about four characters a token in the text tree.
     let max_tokens = a.max_tokens.unwrap_or(8000).max(100);
     let text = read::capped_text(&mut data, max_tokens, true);
@@ -406,33 +342,10 @@ async fn read_tool(d: &LinuxDesktop, a: p::Read) -> Result<CallToolResult> {
 }
 
 async fn screenshot_tool(d: &LinuxDesktop, a: p::Screenshot) -> Result<CallToolResult> {
-    let mut format = match a.format.as_deref().unwrap_or("png") {
-        "png" => Format::Png,
-        "jpg" | "jpeg" => Format::Jpg,
-        other => {
-            return Err(Error::invalid_args(format!("format {other:?}")).suggest("png or jpeg"))
-        }
-    };
-    let mut max_edge = a.max_edge.unwrap_or(1568).max(16);
-    let mut quality = a.quality.unwrap_or(80);
+    let mut req = a.request()?;
     loop {
-        let args = ScreenshotArgs {
-            target: target(p::Target {
-                app: a.target.app.clone(),
-                window: a.target.window.clone(),
-                window_id: a.target.window_id,
-                pid: a.target.pid,
-            }),
-            id: a.id,
-            region: a.region.clone(),
-            quality,
-            scale: a.scale.unwrap_or(1.0),
-            max_edge: Some(max_edge),
-            output: None,
-            annotate: a.annotate.then(|| "ids".to_string()),
-            grid: a.grid,
-        };
-        let s = shot::take(d, args, Some(format)).await?;
+        let s = shot::take(d, &req).await?;
+        let max_edge = req.max_edge.unwrap_or(1568);
         if s.bytes.len() <= MAX_IMAGE_BYTES || max_edge <= 256 {
             let b64 = base64::engine::general_purpose::STANDARD.encode(&s.bytes);
             let meta = s.meta;
@@ -447,14 +360,17 @@ async fn screenshot_tool(d: &LinuxDesktop, a: p::Screenshot) -> Result<CallToolR
             r.structured_content = Some(meta);
             return Ok(r);
         }
-        // Too big for a host: JPEG first, then smaller.
-        if format == Format::Png {
-            format = Format::Jpg;
-        } else if quality > 60 {
-            quality = 60;
-        } else {
-            max_edge = max_edge * 3 / 4;
-        }
+        // Too big for a host: JPEG first, then lower quality, then smaller.
+        req.encoding = match req.encoding {
+            Encoding::Png => Encoding::Jpeg {
+                quality: a.quality.unwrap_or(80),
+            },
+            Encoding::Jpeg { quality } if quality > 60 => Encoding::Jpeg { quality: 60 },
+            jpeg => {
+                req.max_edge = Some(max_edge * 3 / 4);
+                jpeg
+            }
+        };
     }
 }
 

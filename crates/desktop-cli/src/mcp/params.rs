@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// Which window (all given must match; none = the focused window).
-#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 pub struct Target {
     /// Application name, case-insensitive, exact or substring (e.g. "chromium").
     pub app: Option<String>,

@@ -1,9 +1,13 @@
 //! MCP tool arguments → the core's requests, the same `ActionRequest`s the CLI builds.
 
 use super::params as p;
+use desktop_core::diff::Ignore;
+use desktop_core::filter::{parse_rect, parse_roles};
 use desktop_core::keys::Combo;
 use desktop_core::request::{Action, ActionRequest, Aim, Element};
-use desktop_core::{Button, Direction, Error, Result, Target};
+use desktop_core::shot::Encoding;
+use desktop_core::watch::{ObserveRequest, ShotRequest, WaitRequest};
+use desktop_core::{Button, Direction, Error, Filters, Result, Target};
 use std::time::Duration;
 
 impl p::Target {
@@ -180,5 +184,120 @@ impl p::Action {
             aim,
             Action::Named { name: self.name },
         ))
+    }
+}
+
+impl p::Read {
+    /// The read's filters: interactive and at most 200 elements unless asked otherwise.
+    pub fn filters(&self) -> Result<Filters> {
+        let f = Filters {
+            depth: self.depth,
+            roles: self.roles.as_deref().map(parse_roles).transpose()?,
+            visible_only: true,
+            bbox: self.bbox.as_deref().map(parse_rect).transpose()?,
+            text: self.text.clone(),
+            interactive: self.interactive,
+            max_elements: Some(self.max_elements.unwrap_or(200).max(1)),
+            full: false,
+            actions: self.actions,
+        };
+        f.validate()?;
+        Ok(f)
+    }
+}
+
+impl p::Find {
+    /// `find` is a wait that looks once.
+    pub fn request(self) -> Result<WaitRequest> {
+        let role = self
+            .role
+            .as_deref()
+            .map(parse_roles)
+            .transpose()?
+            .map(|mut r| r.remove(0));
+        let r = WaitRequest {
+            target: self.target.target(),
+            text: Some(self.text),
+            role,
+            id: None,
+            gone: false,
+            timeout: Duration::ZERO,
+            interval: Duration::from_millis(100),
+        };
+        r.validate()?;
+        Ok(r)
+    }
+}
+
+impl p::Wait {
+    /// A wait of at most 50 s (MCP calls end within 55 s).
+    pub fn request(self) -> Result<WaitRequest> {
+        let role = self
+            .for_role
+            .as_deref()
+            .map(parse_roles)
+            .transpose()?
+            .map(|mut r| r.remove(0));
+        let r = WaitRequest {
+            target: self.target.target(),
+            text: self.for_text,
+            role,
+            id: self.for_id,
+            gone: self.gone,
+            timeout: Duration::from_millis(self.timeout_ms.unwrap_or(10_000).min(50_000)),
+            interval: Duration::from_millis(250),
+        };
+        r.validate()?;
+        Ok(r)
+    }
+}
+
+impl p::Observe {
+    /// An observation of 1 to 50 s (5 by default).
+    pub fn request(self) -> Result<ObserveRequest> {
+        let secs = self.duration_s.unwrap_or(5).clamp(1, 50);
+        let r = ObserveRequest {
+            target: self.target.target(),
+            filters: Filters {
+                visible_only: true,
+                roles: self.roles.as_deref().map(parse_roles).transpose()?,
+                ..Filters::default()
+            },
+            interval: Duration::from_secs(1),
+            duration: Some(Duration::from_secs(secs)),
+            ignore: Ignore {
+                bounds: self.ignore_bounds,
+                focus: self.ignore_focus,
+            },
+        };
+        r.validate()?;
+        Ok(r)
+    }
+}
+
+impl p::Screenshot {
+    /// The capture as first tried: PNG (or JPEG) at scale 1, long edge 1568 by default.
+    pub fn request(&self) -> Result<ShotRequest> {
+        let encoding = match self.format.as_deref().unwrap_or("png") {
+            "png" => Encoding::Png,
+            "jpg" | "jpeg" => Encoding::Jpeg {
+                quality: self.quality.unwrap_or(80),
+            },
+            other => {
+                return Err(Error::invalid_args(format!("format {other:?}")).suggest("png or jpeg"))
+            }
+        };
+        let r = ShotRequest {
+            target: self.target.clone().target(),
+            id: self.id,
+            region: self.region.as_deref().map(parse_rect).transpose()?,
+            encoding,
+            scale: self.scale.unwrap_or(1.0),
+            max_edge: Some(self.max_edge.unwrap_or(1568).max(16)),
+            annotate: self.annotate,
+            grid: self.grid,
+        };
+        r.validate()?;
+        Ok(r)
     }
 }

@@ -1,0 +1,195 @@
+//! What `wait`, `observe` and `screenshot` are asked for: the option types every face
+//! builds (CLI flags, MCP arguments, agent steps) and the checks they all get.
+
+use crate::diff::Ignore;
+use crate::error::{Error, Result};
+use crate::filter::Filters;
+use crate::model::Target;
+use crate::node::Rect;
+use crate::role::Role;
+use crate::shot::Encoding;
+use std::time::Duration;
+
+/// `wait`: until an element appears (or, with `gone`, is gone).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaitRequest {
+    pub target: Target,
+    /// An element whose name, value or description contains this (case-insensitive).
+    pub text: Option<String>,
+    /// An element of this role (with `text`: both must hold).
+    pub role: Option<Role>,
+    /// The element with this id in the last read.
+    pub id: Option<u32>,
+    pub gone: bool,
+    pub timeout: Duration,
+    /// Time between looks.
+    pub interval: Duration,
+}
+
+impl WaitRequest {
+    pub fn validate(&self) -> Result<()> {
+        if self.text.is_none() && self.role.is_none() && self.id.is_none() {
+            return Err(
+                Error::invalid_args("wait for what? give a text, a role or an id")
+                    .suggest("Example: wait for the text \"Saved\" in app chromium"),
+            );
+        }
+        if self.id.is_some() && (self.text.is_some() || self.role.is_some()) {
+            return Err(Error::invalid_args(
+                "wait for an id, or for a text and role, not both",
+            ));
+        }
+        if self.text.as_deref() == Some("") {
+            return Err(Error::invalid_args("the text to wait for is empty"));
+        }
+        let ms = |d: Duration| d.as_millis();
+        if !(10..=60_000).contains(&ms(self.interval)) || ms(self.timeout) > 600_000 {
+            return Err(Error::invalid_args(
+                "the interval must be 10 ms to 60 s and the timeout at most 600 s",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `observe`: a window's changes as events.
+#[derive(Clone, Debug)]
+pub struct ObserveRequest {
+    pub target: Target,
+    pub filters: Filters,
+    /// Time between reads where the app sends no change events.
+    pub interval: Duration,
+    /// Stop after this long (`None`: until stopped).
+    pub duration: Option<Duration>,
+    pub ignore: Ignore,
+}
+
+impl ObserveRequest {
+    pub fn validate(&self) -> Result<()> {
+        if self.target.is_empty() {
+            return Err(
+                Error::invalid_args("observe needs a window: app, title, id or pid")
+                    .suggest("Example: observe the app chromium for 10 s"),
+            );
+        }
+        if !(50..=600_000).contains(&self.interval.as_millis()) {
+            return Err(Error::invalid_args("the interval must be 50 ms to 600 s"));
+        }
+        self.filters.validate()
+    }
+}
+
+/// `screenshot`: what to capture and how to encode it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ShotRequest {
+    /// The window to capture (raised first); empty: the whole screen.
+    pub target: Target,
+    /// One element of the last read instead.
+    pub id: Option<u32>,
+    /// A screen rectangle instead.
+    pub region: Option<Rect>,
+    pub encoding: Encoding,
+    /// Image pixels per screen pixel, 0.1-1.0.
+    pub scale: f64,
+    /// Shrink further so the longer side is at most this many pixels.
+    pub max_edge: Option<u32>,
+    /// Draw each interactive element's box and id.
+    pub annotate: bool,
+    /// Draw a labelled coordinate grid.
+    pub grid: bool,
+}
+
+impl ShotRequest {
+    pub fn validate(&self) -> Result<()> {
+        if !(0.1..=1.0).contains(&self.scale) || self.scale.is_nan() {
+            return Err(Error::invalid_args(format!(
+                "the scale {} is outside 0.1-1.0",
+                self.scale
+            ))
+            .suggest("Example: 0.5"));
+        }
+        if let Encoding::Jpeg { quality } = self.encoding {
+            if !(1..=100).contains(&quality) {
+                return Err(
+                    Error::invalid_args("the JPEG quality must be 1-100").suggest("Example: 80")
+                );
+            }
+        }
+        if self.max_edge.is_some_and(|e| e < 16) {
+            return Err(Error::invalid_args(
+                "the longest side must be at least 16 pixels",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wait() -> WaitRequest {
+        WaitRequest {
+            target: Target::default(),
+            text: Some("Saved".into()),
+            role: None,
+            id: None,
+            gone: false,
+            timeout: Duration::from_secs(5),
+            interval: Duration::from_millis(250),
+        }
+    }
+
+    #[test]
+    fn requests_check_their_options() {
+        assert_eq!(wait().validate(), Ok(()));
+        for bad in [
+            WaitRequest {
+                text: None,
+                ..wait()
+            },
+            WaitRequest {
+                text: Some(String::new()),
+                ..wait()
+            },
+            WaitRequest {
+                id: Some(3),
+                ..wait()
+            },
+            WaitRequest {
+                interval: Duration::from_millis(1),
+                ..wait()
+            },
+            WaitRequest {
+                timeout: Duration::from_secs(601),
+                ..wait()
+            },
+        ] {
+            assert!(bad.validate().is_err(), "{bad:?}");
+        }
+        let shot = ShotRequest {
+            target: Target::default(),
+            id: None,
+            region: None,
+            encoding: Encoding::Jpeg { quality: 0 },
+            scale: 0.5,
+            max_edge: None,
+            annotate: false,
+            grid: false,
+        };
+        assert!(shot.validate().is_err());
+        assert!(ShotRequest {
+            encoding: Encoding::Png,
+            ..shot.clone()
+        }
+        .validate()
+        .is_ok());
+        assert!(ShotRequest {
+            encoding: Encoding::Png,
+            scale: f64::NAN,
+            ..shot
+        }
+        .validate()
+        .is_err());
+    }
+}
