@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod mcp;
 mod output;
+mod platform;
 mod schema;
 
 use clap::Parser;
@@ -60,8 +61,8 @@ fn run() -> i32 {
     }
     // Before any thread exists: adopting a sandbox sets this process's environment.
     // `sandbox` commands manage sandboxes themselves and must not inherit one's addresses.
-    if !matches!(cli.command, cli::Command::Sandbox(_)) {
-        if let Err(e) = desktop_linux::session::adopt_sandbox() {
+    if !cli.command.manages_sandboxes() {
+        if let Err(e) = platform::prepare() {
             return out.err(&command_name(), &e);
         }
     }

@@ -1,18 +1,157 @@
-//! The trait each platform backend implements; the CLI and MCP faces only talk to this.
+//! The contract every platform backend implements: everything a face (CLI, MCP, agent)
+//! needs of a desktop, in platform-neutral types. The binary picks one backend at compile
+//! time and talks to it only through this.
 
+use crate::action::ActionResult;
 use crate::error::Result;
 use crate::filter::Filters;
-use crate::model::{AppList, ReadData, Target, WindowList};
+use crate::model::{AppList, ReadData, Target, WindowInfo, WindowList};
+use crate::node::Rect;
+use crate::request::{ActionRequest, Element};
+use crate::role::Role;
+use crate::shot::Capture;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Duration;
 
-/// Reading side of a desktop backend.
-// Backends are used through generics, never `dyn`, and the runtime is single-threaded,
-// so the futures need no `Send` bound.
+/// What a reader keeps between reads of one window (`observe`): what it learned, and which
+/// elements the app reported changed since.
+pub trait ReadMemo: Default {
+    /// The app reported a change of the element at `path` (of its children, or itself).
+    fn touched(&mut self, path: &str, children: bool);
+    /// Forget everything: the next read asks about every element again.
+    fn clear(&mut self);
+    /// Whether earlier reads had to ask element by element (parts the app sends no change
+    /// notices for).
+    fn walked_any(&self) -> bool;
+}
+
+/// Keeps nothing (backends that read whole windows every time).
+impl ReadMemo for () {
+    fn touched(&mut self, _: &str, _: bool) {}
+    fn clear(&mut self) {}
+    fn walked_any(&self) -> bool {
+        true
+    }
+}
+
+/// A change an app reported: the element (its handle's path) and whether it was its
+/// children that changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub path: String,
+    pub children: bool,
+}
+
+/// An app's change notices, as `observe` consumes them.
+#[allow(async_fn_in_trait)]
+pub trait Changes {
+    /// The next change; `None` when the app or the connection is gone.
+    async fn next(&mut self) -> Option<Change>;
+    /// A change already delivered, without waiting.
+    fn try_next(&mut self) -> Option<Change>;
+}
+
+/// No change notices at all (`observe` then reads on its interval).
+#[derive(Debug, Default)]
+pub struct NoChanges;
+
+impl Changes for NoChanges {
+    async fn next(&mut self) -> Option<Change> {
+        None
+    }
+    fn try_next(&mut self) -> Option<Change> {
+        None
+    }
+}
+
+/// An element looked up by id or text, as `wait` reports it and `screenshot` captures it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    pub id: Option<u32>,
+    pub role: Role,
+    pub name: String,
+    pub bounds: Option<Rect>,
+    /// Its top-level window's id, when known.
+    pub window_id: Option<u64>,
+}
+
+/// One check of `doctor`: a part the tool needs, whether it works, and the fix when not.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Check {
+    pub name: &'static str,
+    pub ok: bool,
+    pub detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<&'static str>,
+}
+
+impl Check {
+    /// A check from its outcome: the detail, or what failed with how to fix it.
+    pub fn new(
+        name: &'static str,
+        outcome: std::result::Result<String, String>,
+        fix: &'static str,
+    ) -> Check {
+        match outcome {
+            Ok(detail) => Check {
+                name,
+                ok: true,
+                detail,
+                fix: None,
+            },
+            Err(detail) => Check {
+                name,
+                ok: false,
+                detail,
+                fix: Some(fix),
+            },
+        }
+    }
+}
+
+/// A desktop: reading, acting, capturing, watching. Backends are used through one concrete
+/// type chosen at compile time, never `dyn`, and the runtime is single-threaded, so the
+/// futures need no `Send` bound.
 #[allow(async_fn_in_trait)]
 pub trait Desktop {
+    type Memo: ReadMemo;
+    type Changes: Changes;
+
     /// Applications with an accessibility connection.
     async fn apps(&self) -> Result<AppList>;
     /// Top-level windows matching `target` (all of them when it is empty).
     async fn windows(&self, target: &Target) -> Result<WindowList>;
-    /// One window's element tree, filtered.
-    async fn read(&self, target: &Target, filters: &Filters) -> Result<ReadData>;
+    /// The one window `target` names (the focused one when it is empty).
+    async fn resolve(&self, target: &Target) -> Result<WindowInfo>;
+    /// One window's element tree, filtered, reusing what `memo` learned in earlier reads.
+    async fn read_window(
+        &self,
+        window: WindowInfo,
+        filters: &Filters,
+        memo: Option<&mut Self::Memo>,
+    ) -> Result<ReadData>;
+    /// The window `target` names, read.
+    async fn read(&self, target: &Target, filters: &Filters) -> Result<ReadData> {
+        let window = self.resolve(target).await?;
+        self.read_window(window, filters, None).await
+    }
+    /// An element by id (from the last read of `scope`'s window) or text, checked now.
+    async fn find(&self, scope: &Target, element: &Element) -> Result<Found>;
+    /// One action, answered once the app has taken it in.
+    async fn act(&self, request: &ActionRequest) -> Result<ActionResult>;
+    /// Starts a program and waits up to `wait` until its window can be read.
+    async fn launch(&self, cmd: &[String], wait: Duration) -> Result<ActionResult>;
+    /// The change notices of `window`'s app, where it sends them.
+    async fn changes(&self, window: &WindowInfo) -> Option<Self::Changes>;
+    /// The screen's rectangle, when there is one to capture and act on.
+    fn screen(&self) -> Option<Rect>;
+    /// Where the pointer is.
+    fn pointer(&self) -> Option<(i32, i32)>;
+    /// Puts a top-level window above the others (before it is captured).
+    fn raise(&self, window_id: u64) -> Result<()>;
+    /// A screen area's pixels.
+    async fn capture(&self, area: Rect) -> Result<Capture>;
+    /// Where the ids of reads of this desktop are kept.
+    fn refs_path(&self) -> PathBuf;
 }

@@ -16,6 +16,12 @@ pub struct Target {
     pub pid: Option<u32>,
 }
 
+/// Whether an app's name matches a wanted one: case-insensitive, the whole name or a part.
+pub fn name_matches(app: &str, wanted: &str) -> bool {
+    let (a, w) = (app.to_lowercase(), wanted.to_lowercase());
+    a == w || a.contains(&w)
+}
+
 impl Target {
     pub fn is_empty(&self) -> bool {
         self.app.is_none()

@@ -59,11 +59,7 @@ pub struct Listing {
 /// How long an app that probably does not match gets to say its name.
 pub const PROBE_BUDGET: Duration = Duration::from_millis(250);
 
-/// Case-insensitive: exact name, or a substring of it.
-pub fn name_matches(app: &str, wanted: &str) -> bool {
-    let (a, w) = (app.to_lowercase(), wanted.to_lowercase());
-    a == w || a.contains(&w)
-}
+pub use desktop_core::model::name_matches;
 
 /// How many apps the registry knows (a cheap liveness check of the registry).
 pub async fn registered(bus: &Bus) -> Result<usize, CallError> {

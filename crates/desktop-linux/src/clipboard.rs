@@ -254,3 +254,49 @@ pub fn serve(x: &X, text: &str, ready: impl FnOnce()) -> Result<()> {
         }
     }
 }
+
+/// Puts `text` on the clipboard and keeps it there after this process exits: `holder` (this
+/// program's hidden clipboard-serve command) is started in the background — in the
+/// sandbox's process group when one is in use, so stopping the sandbox ends it — given the
+/// text on stdin, and awaited until it owns the clipboard.
+pub fn hand_over(text: &str, mut holder: std::process::Command, timeout: Duration) -> Result<()> {
+    use std::io::{Read as _, Write as _};
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    X::connect()?;
+    holder
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let spawned = match crate::sandbox::in_use() {
+        Some(sb) => sb.spawn(&mut holder),
+        None => holder.process_group(0).spawn(),
+    };
+    let mut child =
+        spawned.map_err(|e| Error::internal(format!("cannot start the clipboard holder: {e}")))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(text.as_bytes())
+            .map_err(|e| Error::internal(e.to_string()))?;
+    }
+    let mut stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| Error::internal("no pipe from the clipboard holder"))?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 6];
+        let ok = stdout.read_exact(&mut buf).is_ok() && &buf == b"ready\n";
+        let _ = tx.send(ok);
+    });
+    match rx.recv_timeout(timeout) {
+        Ok(true) => Ok(()),
+        _ => {
+            let _ = child.kill();
+            Err(
+                Error::new(ErrorCode::ActionFailed, "the clipboard could not be taken")
+                    .suggest("Check the display with the doctor command"),
+            )
+        }
+    }
+}

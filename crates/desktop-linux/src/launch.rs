@@ -31,7 +31,11 @@ fn is_chromium(program: &str) -> bool {
 impl LinuxDesktop {
     /// Starts `cmd` (in the sandbox's process group when running in one, so `sandbox down`
     /// stops it) and waits up to `timeout` for a window of its process to be readable.
-    pub async fn launch(&self, cmd: &[String], timeout: Duration) -> Result<ActionResult> {
+    pub(crate) async fn start_program(
+        &self,
+        cmd: &[String],
+        timeout: Duration,
+    ) -> Result<ActionResult> {
         let (program, args) = cmd
             .split_first()
             .ok_or_else(|| Error::invalid_args("launch needs a program"))?;

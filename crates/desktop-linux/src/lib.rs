@@ -7,6 +7,8 @@ pub mod bus;
 pub mod capture;
 pub mod clipboard;
 pub mod convert;
+mod desktop;
+pub mod diagnose;
 pub mod events;
 pub mod hydrate;
 pub mod identity;
@@ -23,10 +25,8 @@ pub mod windows;
 pub mod x11;
 
 use bus::{Bus, CallError};
-use desktop_core::{
-    filter, AppInfo, AppList, Desktop, Error, ErrorCode, Filters, ReadData, Result, Target,
-    WindowInfo, WindowList,
-};
+pub use desktop::AppChanges;
+use desktop_core::{Error, ErrorCode, Result, Target, WindowInfo, WindowList};
 use std::time::{Duration, Instant};
 use x11::X;
 
@@ -36,18 +36,18 @@ pub const LIST_BUDGET: Duration = Duration::from_millis(250);
 
 /// A connection to one desktop: the accessibility bus and (when there is one) X11.
 pub struct LinuxDesktop {
-    pub bus: Bus,
+    pub(crate) bus: Bus,
     /// The accessibility bus's address (identities and the keeper are per bus).
-    pub address: String,
-    pub x: Option<X>,
-    pub timeout: Duration,
+    pub(crate) address: String,
+    pub(crate) x: Option<X>,
+    pub(crate) timeout: Duration,
     /// This process switched `org.a11y.Status.IsEnabled` on (apps started earlier may
     /// need a restart to expose their trees).
-    pub enabled_now: bool,
+    pub(crate) enabled_now: bool,
     /// Milliseconds spent connecting, for `--timing`.
-    pub connect_ms: f64,
+    pub(crate) connect_ms: f64,
     /// Per-app connections and caches kept between calls (long-lived processes only).
-    pub warm: Option<warm::Warm>,
+    pub(crate) warm: Option<warm::Warm>,
 }
 
 impl std::fmt::Debug for LinuxDesktop {
@@ -96,6 +96,22 @@ fn hung_error(u: &desktop_core::Unresponsive, fallback: &str, timeout: Duration)
 }
 
 impl LinuxDesktop {
+    /// Whether connecting switched accessibility on (apps started before may need a restart).
+    pub fn enabled_now(&self) -> bool {
+        self.enabled_now
+    }
+
+    /// The accessibility bus's address.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// Keeps per-app connections and caches between calls, invalidated by the apps' own
+    /// change signals: for a long-lived process (the MCP server).
+    pub fn keep_warm(&mut self) {
+        self.warm = Some(warm::Warm::default());
+    }
+
     /// Connects to X (if a display is set) and to the accessibility bus, switching
     /// accessibility on if it is off. Every step is bounded by `timeout`.
     pub async fn connect(timeout: Duration) -> Result<Self> {
@@ -194,7 +210,7 @@ impl LinuxDesktop {
     }
 
     /// The window a command targets (the focused one when `target` is empty).
-    pub async fn resolve(&self, target: &Target) -> Result<WindowInfo> {
+    pub(crate) async fn resolve_window(&self, target: &Target) -> Result<WindowInfo> {
         let list = self.all_windows(target, None).await?;
         let wanted = |u: &&desktop_core::Unresponsive| {
             let named = target
@@ -221,148 +237,4 @@ impl LinuxDesktop {
         }
         Ok(w)
     }
-}
-
-impl Desktop for LinuxDesktop {
-    async fn apps(&self) -> Result<AppList> {
-        let apps::Listing {
-            apps,
-            mut unresponsive,
-            ..
-        } = self
-            .app_list(&apps::AppQuery {
-                frames: true,
-                budget: Some(LIST_BUDGET.min(self.timeout)),
-                ..Default::default()
-            })
-            .await?;
-        for u in unresponsive.iter_mut().filter(|u| u.app.is_none()) {
-            u.app = identity::program_name(u.pid);
-        }
-        let mut apps: Vec<AppInfo> = apps
-            .into_iter()
-            .map(|a| AppInfo {
-                windows: a
-                    .frames
-                    .iter()
-                    .filter(|f| f.states.contains(desktop_core::States::SHOWING))
-                    .count(),
-                name: a.name,
-                pid: a.pid,
-            })
-            .collect();
-        apps.sort_by(|a, b| {
-            a.name
-                .to_lowercase()
-                .cmp(&b.name.to_lowercase())
-                .then(a.pid.cmp(&b.pid))
-        });
-        Ok(AppList { apps, unresponsive })
-    }
-
-    async fn windows(&self, target: &Target) -> Result<WindowList> {
-        let mut list = self
-            .all_windows(target, Some(LIST_BUDGET.min(self.timeout)))
-            .await?;
-        list.windows = windows::filter(list.windows, target);
-        Ok(list)
-    }
-
-    async fn read(&self, target: &Target, filters: &Filters) -> Result<ReadData> {
-        let t = Instant::now();
-        let window = self.resolve(target).await?;
-        let resolve_ms = t.elapsed().as_secs_f64() * 1000.0;
-        let mut data = read_window(self, window, filters).await?;
-        data.timing.insert(1, ("resolve", resolve_ms));
-        Ok(data)
-    }
-}
-
-/// Reads, filters and numbers one window's tree.
-pub async fn read_window(
-    d: &LinuxDesktop,
-    window: WindowInfo,
-    filters: &Filters,
-) -> Result<ReadData> {
-    read_window_with(d, window, filters, None).await
-}
-
-/// [`read_window`], reusing what `memo` learned in earlier reads of the window (`observe`).
-pub async fn read_window_with(
-    d: &LinuxDesktop,
-    window: WindowInfo,
-    filters: &Filters,
-    memo: Option<&mut tree::Memo>,
-) -> Result<ReadData> {
-    let Some(handle) = window.handle.clone() else {
-        return Err(Error::new(
-            ErrorCode::A11yUnavailable,
-            format!("window \"{}\" of {} exposes no accessibility tree", window.title, window.app),
-        )
-        .suggest("Start the app with accessibility on: Chromium needs --force-renderer-accessibility, Qt needs QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (a sandbox sets both)"));
-    };
-    let mut timing = vec![("connect", d.connect_ms)];
-    let limits = tree::Limits {
-        max_depth: filters.depth.unwrap_or(u32::MAX),
-        skip_hidden: filters.visible_only,
-        ..tree::Limits::default()
-    };
-    let t = Instant::now();
-    let (bus, known) = match &d.warm {
-        Some(w) => {
-            let (bus, cache) = w
-                .app(&d.bus, &handle.owner)
-                .await
-                .map_err(|e| app_error(e, &window.app, d.timeout))?;
-            (bus, Some(cache))
-        }
-        None => (
-            d.bus
-                .with_peer(&handle.owner)
-                .await
-                .map_err(|e| app_error(e, &window.app, d.timeout))?,
-            None,
-        ),
-    };
-    timing.push(("peer", t.elapsed().as_secs_f64() * 1000.0));
-    let (root, stats) = tree::read_subtree_with(&bus, &handle, limits, memo, known)
-        .await
-        .map_err(|e| app_error(e, &window.app, d.timeout))?;
-    timing.push(("cache", stats.cache_ms));
-    timing.push(("walk", stats.walk_ms));
-    timing.push(("cache_items", stats.cache_items as f64));
-    timing.push(("walked", stats.walked as f64));
-    let mut nodes = filter::structural(root.children, filters);
-    let t = Instant::now();
-    let want = hydrate::Want {
-        bounds: true,
-        values: true,
-        actions: filters.actions,
-        skip_pass_through: !filters.full,
-    };
-    hydrate::hydrate(&bus, &mut nodes, want)
-        .await
-        .map_err(|e| app_error(e, &window.app, d.timeout))?;
-    timing.push(("hydrate", t.elapsed().as_secs_f64() * 1000.0));
-    let screen = d.x.as_ref().map(|x| x.screen).or(window.bounds);
-    let nodes = filter::spatial_and_text(nodes, filters, screen);
-    let mut nodes = if filters.full {
-        nodes
-    } else {
-        filter::simplify(nodes)
-    };
-    let total = filter::number_and_cap(&mut nodes, filters.max_elements);
-    let shown = filters.max_elements.map_or(total, |m| total.min(m));
-    let ts = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    Ok(ReadData {
-        window,
-        ts,
-        elements: nodes,
-        total,
-        shown,
-        flat: false,
-        timing,
-    })
 }

@@ -5,10 +5,11 @@
 use super::screen::Screen;
 use super::tools::{Act, Space, Spot};
 use crate::commands::{act, clip, watch};
+use crate::platform::Platform;
 use desktop_core::request::{Action, ActionRequest, Aim, Element};
 use desktop_core::watch::WaitRequest;
+use desktop_core::Desktop;
 use desktop_core::{Button, Direction, Error, ErrorCode, Result, Target};
-use desktop_linux::LinuxDesktop;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -50,7 +51,7 @@ fn value(r: impl serde::Serialize) -> Value {
 }
 
 /// One action in the working window, answered with its result for the model.
-async fn act_on(d: &LinuxDesktop, window: &Target, at: Aim, action: Action) -> Result<Done> {
+async fn act_on(d: &Platform, window: &Target, at: Aim, action: Action) -> Result<Done> {
     let r = d
         .act(&ActionRequest::new(window.clone(), at, action))
         .await?;
@@ -62,7 +63,7 @@ async fn act_on(d: &LinuxDesktop, window: &Target, at: Aim, action: Action) -> R
 
 /// Executes one step (never `done` or `ask_user`, which the loop handles).
 pub async fn run(
-    d: &LinuxDesktop,
+    d: &Platform,
     window: &Target,
     screen: &Screen,
     act: &Act,

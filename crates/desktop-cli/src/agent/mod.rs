@@ -16,6 +16,7 @@ mod wire;
 
 use crate::cli::{AgentArgs, Confirm, Global, ToolFormat};
 use crate::output::Out;
+use desktop_core::Desktop;
 use desktop_core::{Error, Result};
 use serde_json::Value;
 use std::time::Duration;

@@ -10,8 +10,9 @@ use super::tools::{self, Act, Space, Spot};
 use super::transcript::{self, has_redacted};
 use crate::cli::Confirm;
 use crate::output::notice;
+use crate::platform::Platform;
+use desktop_core::Desktop;
 use desktop_core::{Result, Target};
-use desktop_linux::LinuxDesktop;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Duration;
@@ -104,7 +105,7 @@ fn rebind(
     })
 }
 
-pub async fn run(d: &LinuxDesktop, dir: &Path, o: Options) -> Result<Value> {
+pub async fn run(d: &Platform, dir: &Path, o: Options) -> Result<Value> {
     let events = transcript::actions(dir)?;
     let mut steps = Vec::new();
     let mut failure = None;

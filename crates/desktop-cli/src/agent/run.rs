@@ -13,9 +13,9 @@ use super::tools::{self, Act, Step};
 use super::transcript::Transcript;
 use crate::cli::Confirm;
 use crate::output::notice;
+use crate::platform::Platform;
 use base64::Engine;
 use desktop_core::{Error, Result, Target};
-use desktop_linux::LinuxDesktop;
 use serde_json::{json, Value};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -63,7 +63,7 @@ fn end(success: bool, stop: &'static str, message: impl Into<String>) -> End {
 }
 
 struct Loop<'a> {
-    d: &'a LinuxDesktop,
+    d: &'a Platform,
     provider: Provider,
     o: Options,
     window: Target,
@@ -82,7 +82,7 @@ struct Loop<'a> {
 }
 
 pub async fn run(
-    d: &LinuxDesktop,
+    d: &Platform,
     provider: Provider,
     o: Options,
     window: Target,
@@ -257,7 +257,7 @@ impl Loop<'_> {
         self.history.push(Message::User(first));
         let max_turns = self.o.max_steps * 2 + 4;
         loop {
-            if let Some(why) = self.kill.check(self.d.x.as_ref()) {
+            if let Some(why) = self.kill.check(self.d) {
                 return Ok(end(false, "stopped", why));
             }
             if self.turns >= max_turns {
@@ -474,7 +474,7 @@ impl Loop<'_> {
                     )),
                 );
             }
-            if let Some(why) = self.kill.check(self.d.x.as_ref()) {
+            if let Some(why) = self.kill.check(self.d) {
                 return (outcomes, Some(end(false, "stopped", why)));
             }
             match self.act_one(screen, &call, &step).await {

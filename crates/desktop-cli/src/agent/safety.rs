@@ -171,13 +171,12 @@ impl KillSwitch {
     }
 
     /// Why the run must stop now, if it must.
-    pub fn check(&self, x: Option<&desktop_linux::x11::X>) -> Option<String> {
+    pub fn check(&self, d: &impl desktop_core::Desktop) -> Option<String> {
         if self.stopped.load(Ordering::SeqCst) {
             return Some("stopped by the user (Ctrl+C)".into());
         }
-        let x = x?;
-        let (px, py) = x.pointer().ok()?;
-        let s = x.screen;
+        let (px, py) = d.pointer()?;
+        let s = d.screen()?;
         let near = |v: i32, edge: i32| (v - edge).abs() <= 1;
         let corner = (near(px, s.x) || near(px, s.x + s.w - 1))
             && (near(py, s.y) || near(py, s.y + s.h - 1));

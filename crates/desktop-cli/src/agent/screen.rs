@@ -5,10 +5,10 @@
 
 use super::tools::{Act, Space, Spot};
 use crate::commands::{read, shot};
+use crate::platform::Platform;
 use desktop_core::shot::Encoding;
 use desktop_core::watch::ShotRequest;
 use desktop_core::{Desktop, Filters, Node, ReadData, Target};
-use desktop_linux::LinuxDesktop;
 use serde_json::{json, Value};
 
 /// How screenshot pixels map to the screen.
@@ -94,7 +94,7 @@ fn fence(s: &str) -> String {
 }
 
 /// Observes the working window (falling back to the focused one if it went away).
-pub async fn observe(d: &LinuxDesktop, window: &Target, o: &Options) -> Screen {
+pub async fn observe(d: &Platform, window: &Target, o: &Options) -> Screen {
     let filters = Filters {
         interactive: true,
         visible_only: true,

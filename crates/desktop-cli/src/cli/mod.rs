@@ -90,6 +90,7 @@ pub enum Command {
     Clipboard(ClipboardCmd),
     /// Start, stop and use a headless desktop (Xvfb, D-Bus, AT-SPI) for agents and tests.
     #[command(subcommand)]
+    #[cfg(target_os = "linux")]
     Sandbox(SandboxCmd),
     /// Check the display, buses and accessibility, and say how to fix what fails.
     Doctor,
@@ -231,6 +232,17 @@ pub struct ReadArgs {
     /// Show at most N elements; the output says how many were left out.
     #[arg(long, value_name = "N")]
     pub max_elements: Option<usize>,
+}
+
+impl Command {
+    /// `sandbox ...` manages sandboxes itself and must not adopt one's addresses.
+    pub fn manages_sandboxes(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        if matches!(self, Command::Sandbox(_)) {
+            return true;
+        }
+        false
+    }
 }
 
 #[derive(Debug, Subcommand)]

@@ -21,7 +21,7 @@ pub async fn run(g: &Global, args: ListArgs) -> Result<Rendered<ListData>> {
         let mut list = d.apps().await?;
         if let Some(name) = &args.app {
             list.apps
-                .retain(|a| desktop_linux::apps::name_matches(&a.name, name));
+                .retain(|a| desktop_core::model::name_matches(&a.name, name));
         }
         if let Some(pid) = args.pid {
             list.apps.retain(|a| a.pid == pid);

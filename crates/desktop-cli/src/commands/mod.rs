@@ -5,14 +5,15 @@ pub(crate) mod clip;
 mod doctor;
 pub(crate) mod list;
 pub(crate) mod read;
+#[cfg(target_os = "linux")]
 mod sandbox;
 pub(crate) mod shot;
 pub(crate) mod watch;
 
 use crate::cli::{Cli, Command, Global};
 use crate::output::{notice, Out};
+use crate::platform::{self, Platform};
 use desktop_core::Result;
-use desktop_linux::LinuxDesktop;
 use std::time::Duration;
 
 pub async fn dispatch(cli: Cli, out: Out) -> i32 {
@@ -134,7 +135,8 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
             }
         }
         Command::Agent(a) => crate::agent::command(&g, out, a).await,
-        Command::Keeper => keeper().await,
+        Command::Keeper => platform::run_keeper().await,
+        #[cfg(target_os = "linux")]
         Command::Sandbox(cmd) => sandbox::run(&g, out, cmd).await,
         Command::Doctor => doctor::run(&g, out).await,
         Command::Schema { command } => match crate::schema::get(command.as_deref()) {
@@ -153,7 +155,7 @@ async fn acting(
     g: &Global,
     out: Out,
     command: &str,
-    run: impl for<'a> FnOnce(&'a LinuxDesktop) -> Acting<'a>,
+    run: impl for<'a> FnOnce(&'a Platform) -> Acting<'a>,
 ) -> i32 {
     let t = std::time::Instant::now();
     let result = match connect(g).await {
@@ -189,7 +191,7 @@ async fn acting_value(
     g: &Global,
     out: Out,
     command: &str,
-    run: impl for<'a> FnOnce(&'a LinuxDesktop) -> Valuing<'a>,
+    run: impl for<'a> FnOnce(&'a Platform) -> Valuing<'a>,
 ) -> i32 {
     let result = match connect(g).await {
         Ok(d) => run(&d).await,
@@ -218,47 +220,7 @@ pub(crate) struct Rendered<T> {
     pub(crate) text: Option<String>,
 }
 
-/// Connects to the desktop with the global timeout, telling people when accessibility had
-/// to be switched on, and makes sure the bus has its keeper.
-pub(crate) async fn connect(g: &Global) -> Result<LinuxDesktop> {
-    let d = LinuxDesktop::connect(Duration::from_millis(g.call_timeout.max(1))).await?;
-    if d.enabled_now {
-        notice("accessibility was off; switched org.a11y.Status.IsEnabled on (apps started before may need a restart)");
-    }
-    ensure_keeper(&d);
-    Ok(d)
-}
-
-/// Starts the keeper of this accessibility bus if none runs (see `desktop_linux::keeper`:
-/// without a lasting client, a command that ends while Chromium handles typed keys crashes
-/// the browser). A failure to start it is reported and does not stop the command.
-pub(crate) fn ensure_keeper(d: &LinuxDesktop) {
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => return notice(&format!("cannot start the accessibility keeper: {e}")),
-    };
-    let mut cmd = std::process::Command::new(exe);
-    cmd.arg("keeper");
-    if let Err(e) = desktop_linux::keeper::ensure(&d.address, cmd, Duration::from_secs(1)) {
-        notice(&e.message);
-    }
-}
-
-/// The hidden `keeper` command: runs until the accessibility bus goes away.
-async fn keeper() -> i32 {
-    let Ok(address) = std::env::var("AT_SPI_BUS_ADDRESS") else {
-        return 2;
-    };
-    let ready = || {
-        use std::io::Write;
-        let mut out = std::io::stdout();
-        let _ = out.write_all(b"ready\n").and_then(|()| out.flush());
-    };
-    match desktop_linux::keeper::run(&address, ready).await {
-        Ok(()) => 0,
-        Err(e) => {
-            notice(&e.message);
-            1
-        }
-    }
+/// Connects to the desktop with the global timeout.
+pub(crate) async fn connect(g: &Global) -> Result<Platform> {
+    platform::connect(Duration::from_millis(g.call_timeout.max(1)), false).await
 }

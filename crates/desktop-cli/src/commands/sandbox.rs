@@ -2,8 +2,8 @@
 
 use crate::cli::{Format, Global, SandboxCmd};
 use crate::output::{notice, Out};
+use crate::platform::sandbox::{self, Sandbox, UpOptions};
 use desktop_core::{Error, ErrorCode, Result};
-use desktop_linux::sandbox::{self, Sandbox, UpOptions};
 use serde_json::{json, Value};
 use std::process::Command;
 

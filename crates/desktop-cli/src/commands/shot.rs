@@ -1,12 +1,13 @@
 //! `screenshot`: capture, optionally mark elements and draw a grid, encode, and either
 //! write the file atomically or return base64 in the envelope.
 
+use crate::platform::Platform;
 use base64::Engine;
 use desktop_core::refs::RefMap;
+use desktop_core::request::Element;
 use desktop_core::shot::{self, Encoding, Mark};
 use desktop_core::watch::ShotRequest;
 use desktop_core::{Desktop, Error, ErrorCode, Filters, Rect, Result};
-use desktop_linux::{sandbox, LinuxDesktop};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -68,7 +69,7 @@ pub(crate) struct Shot {
     pub mime: &'static str,
 }
 
-pub async fn run(d: &LinuxDesktop, a: &ShotRequest, output: Option<&Path>) -> Result<Value> {
+pub async fn run(d: &Platform, a: &ShotRequest, output: Option<&Path>) -> Result<Value> {
     if let Some(p) = output {
         check_writable(p)?;
     }
@@ -89,31 +90,33 @@ pub async fn run(d: &LinuxDesktop, a: &ShotRequest, output: Option<&Path>) -> Re
 
 /// Captures, marks and encodes; the scale shrinks further to keep the long edge within
 /// `--max-edge`.
-pub(crate) async fn take(d: &LinuxDesktop, a: &ShotRequest) -> Result<Shot> {
+pub(crate) async fn take(d: &Platform, a: &ShotRequest) -> Result<Shot> {
     take_with(d, a, None).await
 }
 
 /// As `take`, marking the elements of a read the caller already made (the ids it showed).
 pub(crate) async fn take_with(
-    d: &LinuxDesktop,
+    d: &Platform,
     a: &ShotRequest,
     known: Option<&desktop_core::ReadData>,
 ) -> Result<Shot> {
     a.validate()?;
     let enc = a.encoding;
     let region = a.region;
-    let x = d.x.as_ref().ok_or_else(desktop_linux::x11::no_display)?;
+    let screen = d.screen().ok_or_else(|| {
+        Error::new(ErrorCode::NoDisplay, "there is no screen to capture")
+            .suggest("Start a headless desktop (sandbox up), or set DISPLAY")
+    })?;
     let scope = &a.target;
     let mut window = None;
     let area = if let Some(r) = region {
         r
     } else if let Some(id) = a.id {
-        let map = RefMap::load(&sandbox::refs_path());
-        let live = d.element_by_id(&map, id, scope).await?;
-        if let Some(w) = live.window_id {
-            x.raise(w)?;
+        let found = d.find(scope, &Element::Id(id)).await?;
+        if let Some(w) = found.window_id {
+            d.raise(w)?;
         }
-        live.node.bounds.filter(Rect::is_valid).ok_or_else(|| {
+        found.bounds.filter(Rect::is_valid).ok_or_else(|| {
             Error::new(
                 ErrorCode::NotInteractable,
                 format!("element {id} has no place on screen"),
@@ -122,8 +125,8 @@ pub(crate) async fn take_with(
         })?
     } else if !scope.is_empty() {
         let w = d.resolve(scope).await?;
-        if let Some(id) = w.id.and_then(|i| u32::try_from(i).ok()) {
-            x.raise(id)?;
+        if let Some(id) = w.id {
+            d.raise(id)?;
         }
         let b = w
             .bounds
@@ -131,7 +134,7 @@ pub(crate) async fn take_with(
         window = Some(w);
         b
     } else {
-        x.screen
+        screen
     };
     let mut marks = Vec::new();
     if a.annotate {
@@ -145,10 +148,10 @@ pub(crate) async fn take_with(
             (Some(k), _) => k,
             (None, w) => {
                 fresh = match w {
-                    Some(w) => desktop_linux::read_window(d, w.clone(), &filters).await?,
+                    Some(w) => d.read_window(w.clone(), &filters, None).await?,
                     None => d.read(scope, &filters).await?,
                 };
-                let path = sandbox::refs_path();
+                let path = d.refs_path();
                 let mut map = RefMap::load(&path);
                 map.record(&fresh);
                 let _ = map.save(&path);
@@ -165,7 +168,7 @@ pub(crate) async fn take_with(
             });
         }
     }
-    let capture = x.capture(area)?;
+    let capture = d.capture(area).await?;
     let (cw, ch) = capture.image.dimensions();
     let mut scale = a.scale;
     if let Some(edge) = a.max_edge {

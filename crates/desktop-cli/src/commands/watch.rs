@@ -2,20 +2,21 @@
 //! lines, read again when the app reports a change, polled where it reports none).
 
 use crate::output::Out;
+use crate::platform::Platform;
+use desktop_core::backend::{Change, Changes, ReadMemo};
 use desktop_core::diff::Observer;
 use desktop_core::filter::matches_text;
 use desktop_core::refs::RefMap;
 use desktop_core::render::Compact;
+use desktop_core::request::Element;
 use desktop_core::watch::{ObserveRequest, WaitRequest};
+use desktop_core::Desktop;
 use desktop_core::{Error, ErrorCode, Filters, Node, ReadData, Result, WindowInfo};
-use desktop_linux::tree::Memo;
-use desktop_linux::{events, read_window, read_window_with, sandbox, LinuxDesktop};
-use futures_util::{FutureExt, StreamExt};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant, SystemTime};
 
-fn remember(data: &ReadData) {
-    let path = sandbox::refs_path();
+fn remember(d: &Platform, data: &ReadData) {
+    let path = d.refs_path();
     let mut map = RefMap::load(&path);
     map.record(data);
     let _ = map.save(&path);
@@ -40,14 +41,13 @@ fn window_missing(e: &Error) -> bool {
     )
 }
 
-async fn look(d: &LinuxDesktop, a: &WaitRequest) -> Result<Look> {
+async fn look(d: &Platform, a: &WaitRequest) -> Result<Look> {
     let scope = &a.target;
     let role = a.role.as_ref();
     if let Some(id) = a.id {
-        let map = RefMap::load(&sandbox::refs_path());
-        return match d.element_by_id(&map, id, scope).await {
-            Ok(live) => Ok(Look::Found(vec![
-                json!({"i": id, "r": live.node.role.short(), "t": live.node.name}),
+        return match d.find(scope, &Element::Id(id)).await {
+            Ok(found) => Ok(Look::Found(vec![
+                json!({"i": id, "r": found.role.short(), "t": found.name}),
             ])),
             Err(e) if e.code == ErrorCode::StaleRef || e.code == ErrorCode::AmbiguousTarget => {
                 Ok(Look::Absent(e.message))
@@ -64,7 +64,7 @@ async fn look(d: &LinuxDesktop, a: &WaitRequest) -> Result<Look> {
         visible_only: true,
         ..Filters::default()
     };
-    let data = read_window(d, window, &filters).await?;
+    let data = d.read_window(window, &filters, None).await?;
     let needle = a.text.as_deref().map(str::to_lowercase);
     let mut found: Vec<&Node> = Vec::new();
     for n in &data.elements {
@@ -92,11 +92,11 @@ async fn look(d: &LinuxDesktop, a: &WaitRequest) -> Result<Look> {
             .unwrap_or(Value::Null)
         })
         .collect();
-    remember(&data);
+    remember(d, &data);
     Ok(Look::Found(els))
 }
 
-pub async fn wait(d: &LinuxDesktop, a: &WaitRequest) -> Result<Value> {
+pub async fn wait(d: &Platform, a: &WaitRequest) -> Result<Value> {
     a.validate()?;
     let start = Instant::now();
     let deadline = start + a.timeout;
@@ -142,41 +142,50 @@ pub async fn wait(d: &LinuxDesktop, a: &WaitRequest) -> Result<Value> {
     }
 }
 
+/// The memo of reads of one window on this platform.
+type Memo = <Platform as Desktop>::Memo;
+
 /// Reads the window with the observer's filters, asking again only about what changed.
 async fn observe_read(
-    d: &LinuxDesktop,
+    d: &Platform,
     window: &WindowInfo,
     filters: &Filters,
     memo: &mut Memo,
 ) -> Result<ReadData> {
-    read_window_with(d, window.clone(), filters, Some(memo)).await
+    d.read_window(window.clone(), filters, Some(memo)).await
 }
 
-/// Notes which object an AT-SPI event is about.
-fn note_event(memo: &mut Memo, msg: &zbus::Message) {
-    let header = msg.header();
-    if let Some(path) = header.path() {
-        let children = header
-            .member()
-            .is_some_and(|m| m.as_str() == "ChildrenChanged");
-        memo.touched(path.as_str(), children);
-    }
+/// Notes which element a change is about.
+fn note(memo: &mut Memo, c: &Change) {
+    ReadMemo::touched(memo, &c.path, c.children);
 }
 
-/// `observe` for the command line: JSON lines on stdout until --duration, Ctrl+C or SIGTERM.
-pub async fn observe(d: &LinuxDesktop, a: &ObserveRequest, out: Out) -> i32 {
-    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
-    let mut sigterm =
-        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    let interrupted = async {
-        match (sigint.as_mut(), sigterm.as_mut()) {
-            (Some(a), Some(b)) => {
+/// Completes on Ctrl+C, and on Unix on SIGTERM too (`observe` then ends with `done`).
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(mut a), Ok(mut b)) => {
                 tokio::select! { _ = a.recv() => {}, _ = b.recv() => {} }
             }
             _ => std::future::pending().await,
         }
-    };
-    match observe_events(d, a, |v| out.line(&v), interrupted).await {
+    }
+    #[cfg(not(unix))]
+    {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// `observe` for the command line: JSON lines on stdout until --duration, Ctrl+C or SIGTERM.
+pub async fn observe(d: &Platform, a: &ObserveRequest, out: Out) -> i32 {
+    match observe_events(d, a, |v| out.line(&v), interrupted()).await {
         Ok(true) => 0,
         Ok(false) => 1,
         Err(e) => out.err("observe", &e),
@@ -187,7 +196,7 @@ pub async fn observe(d: &LinuxDesktop, a: &ObserveRequest, out: Out) -> i32 {
 /// duration ends or `stop` completes. Bad options are an `Err` before anything is emitted;
 /// `Ok(false)` means the window could not be read at all (an `error` and `done` went out).
 pub async fn observe_events(
-    d: &LinuxDesktop,
+    d: &Platform,
     a: &ObserveRequest,
     mut emit: impl FnMut(Value),
     stop_signal: impl std::future::Future<Output = ()>,
@@ -218,17 +227,12 @@ pub async fn observe_events(
         }
     };
     let count = observer.baseline(&mut data.elements);
-    remember(&data);
+    remember(d, &data);
     emit(
         json!({"type": "snapshot", "ts": now_secs(), "count": count, "app": window.app, "window": window.title}),
     );
 
-    let owner = window
-        .handle
-        .as_ref()
-        .map(|h| h.owner.clone())
-        .unwrap_or_default();
-    let mut stream = events::subscribe(&d.bus, &owner).await.ok();
+    let mut stream = d.changes(&window).await;
     // Events only cover what the app's own cache holds: where reads had to walk (Qt, or a
     // Chromium page loaded after the first client came), the window is read afresh every
     // --interval; otherwise only every 10 s, as a safety net.
@@ -256,26 +260,23 @@ pub async fn observe_events(
         tokio::select! {
             event = got_event => {
                 match event {
-                    Some(Ok(msg)) => note_event(&mut memo, &msg),
-                    Some(Err(_)) => {}
+                    Some(c) => note(&mut memo, &c),
                     None => stream = None,
                 }
                 // Let a burst of events settle into one read.
                 tokio::time::sleep(Duration::from_millis(15)).await;
                 if let Some(s) = stream.as_mut() {
-                    while let Some(Some(msg)) = s.next().now_or_never() {
-                        if let Ok(msg) = msg {
-                            note_event(&mut memo, &msg);
-                        }
+                    while let Some(c) = s.try_next() {
+                        note(&mut memo, &c);
                     }
                 }
             }
             _ = tokio::time::sleep_until(next_poll) => {
-                let wait = if stream.is_none() || memo.walked_any() { interval } else { full_every };
+                let wait = if stream.is_none() || ReadMemo::walked_any(&memo) { interval } else { full_every };
                 next_poll = tokio::time::Instant::now() + wait;
                 // A timed read asks about everything: parts the app's cache keeps stale
                 // change without any event.
-                memo.clear();
+                ReadMemo::clear(&mut memo);
             }
             _ = stop => break,
             _ = &mut stop_signal => break,
@@ -285,7 +286,7 @@ pub async fn observe_events(
                 last_error.clear();
                 let changes = observer.diff(&mut data.elements, ignore);
                 if !changes.is_empty() {
-                    remember(&data);
+                    remember(d, &data);
                 }
                 let ts = now_secs();
                 for mut c in changes {

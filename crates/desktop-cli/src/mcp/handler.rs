@@ -6,10 +6,10 @@
 use super::params as p;
 use super::tools;
 use crate::commands::{act, read, shot, watch};
+use crate::platform::Platform;
 use base64::Engine;
 use desktop_core::shot::Encoding;
 use desktop_core::{Desktop, Error, ErrorCode, Result, Target};
-use desktop_linux::LinuxDesktop;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
@@ -53,7 +53,7 @@ pub struct Server {
 
 struct Inner {
     /// Connected on first use and kept; dropped after a failure that says the bus is gone.
-    desktop: Mutex<Option<LinuxDesktop>>,
+    desktop: Mutex<Option<Platform>>,
     call_timeout: Duration,
     tools: Vec<Tool>,
 }
@@ -123,13 +123,11 @@ fn structured<T: serde::Serialize>(v: &T, text: Option<String>) -> CallToolResul
 impl Server {
     /// The shared desktop connection, connected first if needed; held for the whole call
     /// (calls take turns: one pointer, one keyboard).
-    async fn desktop(&self) -> Result<tokio::sync::MutexGuard<'_, Option<LinuxDesktop>>> {
+    async fn desktop(&self) -> Result<tokio::sync::MutexGuard<'_, Option<Platform>>> {
         let mut guard = self.inner.desktop.lock().await;
         if guard.is_none() {
-            let mut d = LinuxDesktop::connect(self.inner.call_timeout).await?;
-            crate::commands::ensure_keeper(&d);
             // A long-lived server keeps per-app connections and caches between calls.
-            d.warm = Some(desktop_linux::warm::Warm::default());
+            let d = crate::platform::connect(self.inner.call_timeout, true).await?;
             *guard = Some(d);
         }
         Ok(guard)
@@ -331,7 +329,7 @@ impl Server {
     }
 }
 
-async fn read_tool(d: &LinuxDesktop, a: p::Read) -> Result<CallToolResult> {
+async fn read_tool(d: &Platform, a: p::Read) -> Result<CallToolResult> {
     let filters = a.filters()?;
     let mut data = d.read(&a.target.target(), &filters).await?;
     // The token cap: about four characters a token in the text tree.
@@ -341,7 +339,7 @@ async fn read_tool(d: &LinuxDesktop, a: p::Read) -> Result<CallToolResult> {
     Ok(structured(&data, Some(text)))
 }
 
-async fn screenshot_tool(d: &LinuxDesktop, a: p::Screenshot) -> Result<CallToolResult> {
+async fn screenshot_tool(d: &Platform, a: p::Screenshot) -> Result<CallToolResult> {
     let mut req = a.request()?;
     loop {
         let s = shot::take(d, &req).await?;

@@ -12,7 +12,7 @@ use desktop_core::{
 
 impl LinuxDesktop {
     /// Carries out one request and answers once it has settled (see `settle`).
-    pub async fn act(&self, req: &ActionRequest) -> Result<ActionResult> {
+    pub(crate) async fn perform(&self, req: &ActionRequest) -> Result<ActionResult> {
         req.validate()?;
         let scope = &req.scope;
         match (&req.aim, &req.action) {
@@ -166,7 +166,7 @@ impl LinuxDesktop {
         if scope.is_empty() {
             return Ok(None);
         }
-        self.resolve(scope).await.map(Some)
+        self.resolve_window(scope).await.map(Some)
     }
 
     /// Raises and focuses the window `scope` names, if any (input at a point goes there).

@@ -4,7 +4,8 @@
 use super::Live;
 use crate::bus::{Bus, CallError, APPLICATION, COMPONENT, ROOT_PATH};
 use crate::identity::Identities;
-use crate::{app_error, filter, tree, LinuxDesktop};
+use crate::{app_error, tree, LinuxDesktop};
+use desktop_core::filter;
 use desktop_core::refs::{self, RefMap};
 use desktop_core::{Caps, WindowInfo};
 use desktop_core::{Error, ErrorCode, Filters, Handle, Node, Rect, Result, Role, States, Target};
@@ -107,14 +108,17 @@ impl LinuxDesktop {
             window: w.window_id.is_none().then(|| w.title.clone()),
             ..Target::default()
         };
-        let window = self.resolve(&target).await.map_err(|e| match e.code {
-            ErrorCode::AppNotFound | ErrorCode::WindowNotFound => Error::new(
-                ErrorCode::StaleRef,
-                format!("the window of element {id} (\"{}\") is gone", w.title),
-            )
-            .suggest("List the windows and read again"),
-            _ => e,
-        })?;
+        let window = self
+            .resolve_window(&target)
+            .await
+            .map_err(|e| match e.code {
+                ErrorCode::AppNotFound | ErrorCode::WindowNotFound => Error::new(
+                    ErrorCode::StaleRef,
+                    format!("the window of element {id} (\"{}\") is gone", w.title),
+                )
+                .suggest("List the windows and read again"),
+                _ => e,
+            })?;
         let tree = self.fresh_tree(&window).await?;
         let found = refs::rematch(entry, &tree)?;
         let bus = self
@@ -141,7 +145,7 @@ impl LinuxDesktop {
         role: Option<&Role>,
         exact: bool,
     ) -> Result<Live> {
-        let window = self.resolve(target).await?;
+        let window = self.resolve_window(target).await?;
         let tree = self.fresh_tree(&window).await?;
         let needle = text.trim().to_lowercase();
         let mut found: Vec<&Node> = Vec::new();

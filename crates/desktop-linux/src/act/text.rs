@@ -176,7 +176,7 @@ impl LinuxDesktop {
             None => {
                 let w = match window {
                     Some(w) => w.clone(),
-                    None => self.resolve(&Target::default()).await?,
+                    None => self.resolve_window(&Target::default()).await?,
                 };
                 if let Some(id) = w.id.and_then(|i| u32::try_from(i).ok()) {
                     x.raise_and_focus(id)?;
@@ -269,7 +269,7 @@ impl LinuxDesktop {
         let x = self.x()?;
         let w = match window {
             Some(w) => Some(w.clone()),
-            None => self.resolve(&Target::default()).await.ok(),
+            None => self.resolve_window(&Target::default()).await.ok(),
         };
         let wid = w
             .as_ref()

@@ -1,0 +1,114 @@
+//! Linux: AT-SPI and X11 through `desktop-linux`, the headless sandbox, the keeper.
+
+use crate::output::notice;
+use desktop_core::backend::Check;
+use desktop_core::Result;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The headless desktop (`desktop-cli sandbox ...`), on Linux only.
+pub use desktop_linux::sandbox;
+pub use desktop_linux::LinuxDesktop as Platform;
+
+/// Points this process at the sandbox when `DISPLAY` is unset. Must run before any thread
+/// starts: it sets environment variables.
+pub fn prepare() -> Result<()> {
+    desktop_linux::session::adopt_sandbox().map(|_| ())
+}
+
+/// Connects to the desktop, telling people when accessibility had to be switched on, and
+/// makes sure the bus has its keeper. `warm`: keep per-app connections and caches between
+/// calls (a long-lived server).
+pub async fn connect(timeout: Duration, warm: bool) -> Result<Platform> {
+    let mut d = Platform::connect(timeout).await?;
+    if d.enabled_now() {
+        notice("accessibility was off; switched org.a11y.Status.IsEnabled on (apps started before may need a restart)");
+    }
+    ensure_keeper(&d);
+    if warm {
+        d.keep_warm();
+    }
+    Ok(d)
+}
+
+/// This program, with arguments, for the helpers it starts in the background.
+fn this_program(args: &[&str]) -> std::io::Result<std::process::Command> {
+    let mut cmd = std::process::Command::new(std::env::current_exe()?);
+    cmd.args(args);
+    Ok(cmd)
+}
+
+/// Starts the keeper of this accessibility bus if none runs (see `desktop_linux::keeper`:
+/// without a lasting client, a command that ends while Chromium handles typed keys crashes
+/// the browser). A failure to start it is reported and does not stop the command.
+fn ensure_keeper(d: &Platform) {
+    let cmd = match this_program(&["keeper"]) {
+        Ok(c) => c,
+        Err(e) => return notice(&format!("cannot start the accessibility keeper: {e}")),
+    };
+    if let Err(e) = desktop_linux::keeper::ensure(d.address(), cmd, Duration::from_secs(1)) {
+        notice(&e.message);
+    }
+}
+
+/// The hidden `keeper` command: runs until the accessibility bus goes away.
+pub async fn run_keeper() -> i32 {
+    let Ok(address) = std::env::var("AT_SPI_BUS_ADDRESS") else {
+        return 2;
+    };
+    let ready = || {
+        use std::io::Write;
+        let mut out = std::io::stdout();
+        let _ = out.write_all(b"ready\n").and_then(|()| out.flush());
+    };
+    match desktop_linux::keeper::run(&address, ready).await {
+        Ok(()) => 0,
+        Err(e) => {
+            notice(&e.message);
+            1
+        }
+    }
+}
+
+/// Where the ids of reads of the desktop in use are kept.
+pub fn refs_path() -> PathBuf {
+    desktop_linux::sandbox::refs_path()
+}
+
+/// `doctor`'s checks and the running sandboxes.
+pub async fn doctor(timeout: Duration) -> (Vec<Check>, Vec<u32>) {
+    (
+        desktop_linux::diagnose::checks(timeout).await,
+        desktop_linux::diagnose::sandboxes(),
+    )
+}
+
+/// The clipboard: text in, text out, kept alive after this process exits.
+pub mod clipboard {
+    use desktop_core::Result;
+    use desktop_linux::{clipboard, x11::X};
+    use std::time::Duration;
+
+    /// The clipboard's text, `None` when empty; never takes the clipboard from its owner.
+    pub fn get(timeout: Duration) -> Result<Option<String>> {
+        clipboard::get(&X::connect()?, timeout)
+    }
+
+    /// Puts `text` on the clipboard; a holder process (`clipboard serve`) serves it after
+    /// this process exits, until another program takes the clipboard.
+    pub fn set(text: &str, timeout: Duration) -> Result<()> {
+        let holder = super::this_program(&["clipboard", "serve"])
+            .map_err(|e| desktop_core::Error::internal(format!("cannot find this program: {e}")))?;
+        clipboard::hand_over(text, holder, timeout)
+    }
+
+    pub fn clear() -> Result<()> {
+        clipboard::clear(&X::connect()?)
+    }
+
+    /// The holder's life: serve `text` until another client takes the clipboard; `ready`
+    /// runs once it owns it.
+    pub fn serve(text: &str, ready: impl FnOnce()) -> Result<()> {
+        clipboard::serve(&X::connect()?, text, ready)
+    }
+}

@@ -1,0 +1,281 @@
+//! The contract (`desktop_core::Desktop`) on Linux: reading through AT-SPI, acting through
+//! `act`, capturing and raising through X11, change notices from AT-SPI events.
+
+use crate::{app_error, events, sandbox};
+use crate::{apps, hydrate, identity, tree, windows, LinuxDesktop, LIST_BUDGET};
+use desktop_core::action::ActionResult;
+use desktop_core::backend::{Change, Changes, Found, ReadMemo};
+use desktop_core::filter;
+use desktop_core::request::{ActionRequest, Element};
+use desktop_core::shot::Capture;
+use desktop_core::{
+    AppInfo, AppList, Desktop, Error, ErrorCode, Filters, ReadData, Rect, Result, Target,
+    WindowInfo, WindowList,
+};
+use futures_util::{FutureExt, StreamExt};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use zbus::MessageStream;
+
+impl ReadMemo for tree::Memo {
+    fn touched(&mut self, path: &str, children: bool) {
+        tree::Memo::touched(self, path, children);
+    }
+    fn clear(&mut self) {
+        tree::Memo::clear(self);
+    }
+    fn walked_any(&self) -> bool {
+        tree::Memo::walked_any(self)
+    }
+}
+
+/// An app's AT-SPI object events, as change notices.
+pub struct AppChanges(MessageStream);
+
+impl std::fmt::Debug for AppChanges {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AppChanges")
+    }
+}
+
+/// The element an event is about, and whether its children changed.
+fn change_of(msg: &zbus::Message) -> Option<Change> {
+    let header = msg.header();
+    let path = header.path()?;
+    let children = header
+        .member()
+        .is_some_and(|m| m.as_str() == "ChildrenChanged");
+    Some(Change {
+        path: path.as_str().to_string(),
+        children,
+    })
+}
+
+impl Changes for AppChanges {
+    async fn next(&mut self) -> Option<Change> {
+        loop {
+            match self.0.next().await? {
+                Ok(msg) => {
+                    if let Some(c) = change_of(&msg) {
+                        return Some(c);
+                    }
+                }
+                Err(_) => continue,
+            }
+        }
+    }
+
+    fn try_next(&mut self) -> Option<Change> {
+        while let Some(Some(msg)) = self.0.next().now_or_never() {
+            if let Some(c) = msg.ok().as_ref().and_then(change_of) {
+                return Some(c);
+            }
+        }
+        None
+    }
+}
+
+impl Desktop for LinuxDesktop {
+    type Memo = tree::Memo;
+    type Changes = AppChanges;
+
+    async fn apps(&self) -> Result<AppList> {
+        let apps::Listing {
+            apps,
+            mut unresponsive,
+            ..
+        } = self
+            .app_list(&apps::AppQuery {
+                frames: true,
+                budget: Some(LIST_BUDGET.min(self.timeout)),
+                ..Default::default()
+            })
+            .await?;
+        for u in unresponsive.iter_mut().filter(|u| u.app.is_none()) {
+            u.app = identity::program_name(u.pid);
+        }
+        let mut apps: Vec<AppInfo> = apps
+            .into_iter()
+            .map(|a| AppInfo {
+                windows: a
+                    .frames
+                    .iter()
+                    .filter(|f| f.states.contains(desktop_core::States::SHOWING))
+                    .count(),
+                name: a.name,
+                pid: a.pid,
+            })
+            .collect();
+        apps.sort_by(|a, b| {
+            a.name
+                .to_lowercase()
+                .cmp(&b.name.to_lowercase())
+                .then(a.pid.cmp(&b.pid))
+        });
+        Ok(AppList { apps, unresponsive })
+    }
+
+    async fn windows(&self, target: &Target) -> Result<WindowList> {
+        let mut list = self
+            .all_windows(target, Some(LIST_BUDGET.min(self.timeout)))
+            .await?;
+        list.windows = windows::filter(list.windows, target);
+        Ok(list)
+    }
+
+    async fn resolve(&self, target: &Target) -> Result<WindowInfo> {
+        self.resolve_window(target).await
+    }
+
+    async fn read_window(
+        &self,
+        window: WindowInfo,
+        filters: &Filters,
+        memo: Option<&mut tree::Memo>,
+    ) -> Result<ReadData> {
+        read_window_with(self, window, filters, memo).await
+    }
+
+    async fn read(&self, target: &Target, filters: &Filters) -> Result<ReadData> {
+        let t = Instant::now();
+        let window = self.resolve_window(target).await?;
+        let resolve_ms = t.elapsed().as_secs_f64() * 1000.0;
+        let mut data = read_window_with(self, window, filters, None).await?;
+        data.timing.insert(1, ("resolve", resolve_ms));
+        Ok(data)
+    }
+
+    async fn find(&self, scope: &Target, element: &Element) -> Result<Found> {
+        let live = self.element(scope, element).await?;
+        Ok(Found {
+            id: live.id,
+            role: live.node.role.clone(),
+            name: live.node.name.clone(),
+            bounds: live.node.bounds.filter(Rect::is_valid),
+            window_id: live.window_id.map(u64::from),
+        })
+    }
+
+    async fn act(&self, request: &ActionRequest) -> Result<ActionResult> {
+        self.perform(request).await
+    }
+
+    async fn launch(&self, cmd: &[String], wait: Duration) -> Result<ActionResult> {
+        self.start_program(cmd, wait).await
+    }
+
+    async fn changes(&self, window: &WindowInfo) -> Option<AppChanges> {
+        let owner = window.handle.as_ref()?.owner.clone();
+        events::subscribe(&self.bus, &owner)
+            .await
+            .ok()
+            .map(AppChanges)
+    }
+
+    fn screen(&self) -> Option<Rect> {
+        self.x.as_ref().map(|x| x.screen)
+    }
+
+    fn pointer(&self) -> Option<(i32, i32)> {
+        self.x.as_ref()?.pointer().ok()
+    }
+
+    fn raise(&self, window_id: u64) -> Result<()> {
+        let x = self.x.as_ref().ok_or_else(crate::x11::no_display)?;
+        let id = u32::try_from(window_id)
+            .map_err(|_| Error::invalid_args(format!("{window_id} is not an X11 window id")))?;
+        x.raise(id)
+    }
+
+    async fn capture(&self, area: Rect) -> Result<Capture> {
+        self.x
+            .as_ref()
+            .ok_or_else(crate::x11::no_display)?
+            .capture(area)
+    }
+
+    fn refs_path(&self) -> PathBuf {
+        sandbox::refs_path()
+    }
+}
+
+/// Reads, filters and numbers one window's tree, reusing what `memo` learned in earlier
+/// reads of the window (`observe`).
+async fn read_window_with(
+    d: &LinuxDesktop,
+    window: WindowInfo,
+    filters: &Filters,
+    memo: Option<&mut tree::Memo>,
+) -> Result<ReadData> {
+    let Some(handle) = window.handle.clone() else {
+        return Err(Error::new(
+            ErrorCode::A11yUnavailable,
+            format!("window \"{}\" of {} exposes no accessibility tree", window.title, window.app),
+        )
+        .suggest("Start the app with accessibility on: Chromium needs --force-renderer-accessibility, Qt needs QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (a sandbox sets both)"));
+    };
+    let mut timing = vec![("connect", d.connect_ms)];
+    let limits = tree::Limits {
+        max_depth: filters.depth.unwrap_or(u32::MAX),
+        skip_hidden: filters.visible_only,
+        ..tree::Limits::default()
+    };
+    let t = Instant::now();
+    let (bus, known) = match &d.warm {
+        Some(w) => {
+            let (bus, cache) = w
+                .app(&d.bus, &handle.owner)
+                .await
+                .map_err(|e| app_error(e, &window.app, d.timeout))?;
+            (bus, Some(cache))
+        }
+        None => (
+            d.bus
+                .with_peer(&handle.owner)
+                .await
+                .map_err(|e| app_error(e, &window.app, d.timeout))?,
+            None,
+        ),
+    };
+    timing.push(("peer", t.elapsed().as_secs_f64() * 1000.0));
+    let (root, stats) = tree::read_subtree_with(&bus, &handle, limits, memo, known)
+        .await
+        .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    timing.push(("cache", stats.cache_ms));
+    timing.push(("walk", stats.walk_ms));
+    timing.push(("cache_items", stats.cache_items as f64));
+    timing.push(("walked", stats.walked as f64));
+    let mut nodes = filter::structural(root.children, filters);
+    let t = Instant::now();
+    let want = hydrate::Want {
+        bounds: true,
+        values: true,
+        actions: filters.actions,
+        skip_pass_through: !filters.full,
+    };
+    hydrate::hydrate(&bus, &mut nodes, want)
+        .await
+        .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    timing.push(("hydrate", t.elapsed().as_secs_f64() * 1000.0));
+    let screen = d.x.as_ref().map(|x| x.screen).or(window.bounds);
+    let nodes = filter::spatial_and_text(nodes, filters, screen);
+    let mut nodes = if filters.full {
+        nodes
+    } else {
+        filter::simplify(nodes)
+    };
+    let total = filter::number_and_cap(&mut nodes, filters.max_elements);
+    let shown = filters.max_elements.map_or(total, |m| total.min(m));
+    let ts = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Ok(ReadData {
+        window,
+        ts,
+        elements: nodes,
+        total,
+        shown,
+        flat: false,
+        timing,
+    })
+}

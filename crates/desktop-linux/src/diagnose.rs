@@ -1,0 +1,89 @@
+//! `doctor` on Linux: each part the tool needs — display, XTEST, session bus, accessibility
+//! bus and registry, IsEnabled — checked, with how to fix what fails.
+
+use crate::bus::Bus;
+use crate::x11::X;
+use crate::{apps, sandbox, session};
+use desktop_core::backend::Check;
+use std::time::Duration;
+
+/// Every check, in the order a fix has to follow.
+pub async fn checks(timeout: Duration) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let in_sandbox = std::env::var("DESKTOP_CLI_SANDBOX").ok();
+    let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
+    let x = X::connect();
+    checks.push(Check::new(
+        "display",
+        match (&x, &display) {
+            (Ok(x), Some(d)) => Ok(format!(
+                "X display {d} ({}x{}){}",
+                x.screen.w,
+                x.screen.h,
+                in_sandbox.as_ref().map(|s| format!(", sandbox :{s}")).unwrap_or_default()
+            )),
+            (Err(e), _) => Err(e.message.clone()),
+            (Ok(_), None) => Err("DISPLAY is not set".into()),
+        },
+        "Start a headless desktop (sandbox up; it needs xvfb: scripts/install-deps.sh), or set DISPLAY and XAUTHORITY",
+    ));
+    checks.push(Check::new(
+        "xtest",
+        match &x {
+            Ok(x) if x.has_extension("XTEST") => Ok("XTEST extension present (synthesized input works)".into()),
+            Ok(_) => Err("the X server has no XTEST extension".into()),
+            Err(_) => Err("no X display".into()),
+        },
+        "Use an X server with XTEST (Xvfb and Xorg have it); without it only accessibility actions work",
+    ));
+    let session_bus = session::session_bus(timeout).await;
+    checks.push(Check::new(
+        "session_bus",
+        session_bus
+            .as_ref()
+            .map(|_| std::env::var("DBUS_SESSION_BUS_ADDRESS").unwrap_or_default())
+            .map_err(|e| e.message.clone()),
+        "Start a session bus (dbus-launch, package dbus-x11) or a headless desktop (sandbox up)",
+    ));
+    let addr = session::a11y_address(x.as_ref().ok(), timeout).await;
+    let bus = match &addr {
+        Ok(a) => Bus::open(a, timeout).await.map_err(|e| format!("{a}: {e}")),
+        Err(e) => Err(e.message.clone()),
+    };
+    checks.push(Check::new(
+        "a11y_bus",
+        bus.as_ref().map(|_| addr.clone().unwrap_or_default()).map_err(Clone::clone),
+        "Start the AT-SPI bus: /usr/libexec/at-spi-bus-launcher --launch-immediately (package at-spi2-core), or a headless desktop (sandbox up)",
+    ));
+    let registry = match &bus {
+        Ok(b) => apps::registered(b)
+            .await
+            .map(|n| format!("{n} application(s) registered"))
+            .map_err(|e| format!("the registry did not answer: {e}")),
+        Err(_) => Err("no accessibility bus".into()),
+    };
+    checks.push(Check::new(
+        "registry",
+        registry,
+        "The registry (at-spi2-registryd) starts with the bus; restart the bus or the sandbox",
+    ));
+    checks.push(Check::new(
+        "a11y_enabled",
+        match session::is_enabled(timeout).await {
+            Ok(true) => Ok("org.a11y.Status.IsEnabled is true".into()),
+            Ok(false) => Err("org.a11y.Status.IsEnabled is false: toolkits hide their trees".into()),
+            Err(e) => Err(e.message),
+        },
+        "Every command switches it on when it finds it off; apps started before that may need a restart",
+    ));
+    checks
+}
+
+/// Display numbers of the running sandboxes.
+pub fn sandboxes() -> Vec<u32> {
+    sandbox::all()
+        .into_iter()
+        .filter(sandbox::Sandbox::alive)
+        .map(|s| s.display)
+        .collect()
+}
