@@ -14,8 +14,9 @@ PEERS=(python3-pyatspi gir1.2-atspi-2.0 python3-gi xdotool imagemagick xclip)
 # npm only from apt when no Node.js is installed already (another nodejs would conflict).
 CLIENTS=(python3-venv)
 command -v npm >/dev/null 2>&1 || CLIENTS+=(npm)
-# Building: a C toolchain for crates with build scripts, curl for rustup.
-BUILD=(build-essential pkg-config ca-certificates curl)
+# Building: a C toolchain for crates with build scripts, curl for rustup; MinGW's C compiler
+# to check the Windows build (the TLS crate compiles C for its target).
+BUILD=(build-essential pkg-config ca-certificates curl gcc-mingw-w64-x86-64)
 
 want=("${RUNTIME[@]}" "${APPS[@]}" "${PEERS[@]}" "${CLIENTS[@]}" "${BUILD[@]}")
 if [ "${1:-}" = "--runtime-only" ]; then want=("${RUNTIME[@]}"); fi

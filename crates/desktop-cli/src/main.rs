@@ -1,9 +1,11 @@
 //! desktop-cli: thin entry point. Parses options, points the process at the right desktop,
 //! runs one command on a single-threaded runtime and exits with its status.
 
+#[cfg(feature = "agent")]
 mod agent;
 mod cli;
 mod commands;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod output;
 mod platform;

@@ -27,7 +27,10 @@ pub trait ReadMemo: Default {
 }
 
 /// Keeps nothing (backends that read whole windows every time).
-impl ReadMemo for () {
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoMemo;
+
+impl ReadMemo for NoMemo {
     fn touched(&mut self, _: &str, _: bool) {}
     fn clear(&mut self) {}
     fn walked_any(&self) -> bool {

@@ -95,8 +95,10 @@ pub enum Command {
     /// Check the display, buses and accessibility, and say how to fix what fails.
     Doctor,
     /// Serve every capability as MCP tools (stdio by default, or streamable HTTP).
+    #[cfg(feature = "mcp")]
     Mcp(McpArgs),
     /// Carry out a goal in natural language: a model reads the UI and acts, step by step.
+    #[cfg(feature = "agent")]
     Agent(AgentArgs),
     /// Internal: stay a client of every accessibility app of the bus in
     /// AT_SPI_BUS_ADDRESS until the bus goes (started by the first command that needs it).
@@ -573,6 +575,7 @@ pub struct ObserveArgs {
     pub ignore_focus: bool,
 }
 
+#[cfg(feature = "mcp")]
 #[derive(Debug, Args)]
 pub struct McpArgs {
     /// Serve streamable HTTP on ADDR:PORT (path /mcp) instead of stdio.
@@ -587,6 +590,7 @@ pub struct McpArgs {
 }
 
 /// When the agent asks before acting.
+#[cfg(feature = "agent")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Confirm {
@@ -599,6 +603,7 @@ pub enum Confirm {
 }
 
 /// How the model answers.
+#[cfg(feature = "agent")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ToolFormat {
     /// The provider's tool (function) calls with strict JSON schemas.
@@ -607,6 +612,7 @@ pub enum ToolFormat {
     Json,
 }
 
+#[cfg(feature = "agent")]
 #[derive(Debug, Args)]
 pub struct AgentArgs {
     /// What to do, in plain words ("fill the form with ... and submit it").

@@ -115,6 +115,7 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
                 Err(e) => out.err(name, &e),
             }
         }
+        #[cfg(feature = "mcp")]
         Command::Mcp(a) => {
             // Over stdio, stdout belongs to the protocol: failures go to stderr. Over HTTP
             // it is free, and a failure to start is an envelope like any other command's.
@@ -134,6 +135,7 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
                 Err(e) => out.err("mcp", &e),
             }
         }
+        #[cfg(feature = "agent")]
         Command::Agent(a) => crate::agent::command(&g, out, a).await,
         Command::Keeper => platform::run_keeper().await,
         #[cfg(target_os = "linux")]

@@ -84,6 +84,7 @@ pub(crate) fn text_with(data: &desktop_core::ReadData, bounds: bool) -> String {
 
 /// The text tree, cut to about `max_tokens` (four characters a token) by showing fewer
 /// elements; the cut is marked in the text and in `shown`.
+#[cfg_attr(not(any(feature = "mcp", feature = "agent")), allow(dead_code))]
 pub(crate) fn capped_text(
     data: &mut desktop_core::ReadData,
     max_tokens: usize,

@@ -66,6 +66,8 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 pub(crate) struct Shot {
     pub meta: Value,
     pub bytes: Vec<u8>,
+    /// For the faces that return the image itself (MCP, the agent).
+    #[cfg_attr(not(any(feature = "mcp", feature = "agent")), allow(dead_code))]
     pub mime: &'static str,
 }
 

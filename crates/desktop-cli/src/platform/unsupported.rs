@@ -2,7 +2,7 @@
 //! builds, and every command answers `PLATFORM_NOT_SUPPORTED` with what would be needed.
 
 use desktop_core::action::ActionResult;
-use desktop_core::backend::{Check, Found, NoChanges};
+use desktop_core::backend::{Check, Found, NoChanges, NoMemo};
 use desktop_core::request::{ActionRequest, Element};
 use desktop_core::shot::Capture;
 use desktop_core::{
@@ -28,7 +28,7 @@ fn unsupported() -> Error {
 pub struct Platform;
 
 impl Desktop for Platform {
-    type Memo = ();
+    type Memo = NoMemo;
     type Changes = NoChanges;
 
     async fn apps(&self) -> Result<AppList> {
@@ -44,7 +44,7 @@ impl Desktop for Platform {
         &self,
         _: WindowInfo,
         _: &Filters,
-        _: Option<&mut ()>,
+        _: Option<&mut NoMemo>,
     ) -> Result<ReadData> {
         Err(unsupported())
     }
