@@ -6,6 +6,10 @@ pub mod backend;
 pub mod diff;
 pub mod envelope;
 pub mod error;
+#[cfg(any(test, feature = "fake"))]
+pub mod fake;
+#[cfg(test)]
+mod fake_tests;
 pub mod filter;
 pub mod keys;
 pub mod model;

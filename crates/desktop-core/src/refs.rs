@@ -265,6 +265,72 @@ pub fn rematch<'a>(entry: &RefEntry, tree: &'a [Node]) -> Result<&'a Node> {
     }
 }
 
+/// What resolving a recorded id needs of a backend: the element behind a handle now, and
+/// the current tree of a window the ids were recorded in.
+#[allow(async_fn_in_trait)]
+pub trait Probe {
+    /// The element at `handle` as it is now; `Ok(None)` when it is gone. An app that does
+    /// not answer is an error (`APP_UNRESPONSIVE`), not "gone".
+    async fn probe(&self, handle: &Handle) -> Result<Option<Node>>;
+    /// The current tree (showing elements, with bounds) of the window `refs` were recorded
+    /// in; `STALE_REF` when that window is gone.
+    async fn current_tree(&self, refs: &WindowRefs) -> Result<Vec<Node>>;
+}
+
+/// A recorded element, found now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolved {
+    /// As it is now, under its recorded name.
+    pub node: Node,
+    /// Its handle was gone or showed something else: found again by its fingerprint.
+    pub rematched: bool,
+}
+
+/// Element `id` of the last read (of the window `scope` names): the recorded handle if it
+/// still shows the same element (no re-read: fast), else the one element of the window's
+/// current tree matching its fingerprint; `STALE_REF` / `AMBIGUOUS_TARGET` rather than a
+/// guess. Every backend resolves ids through this.
+pub async fn resolve<'m, P: Probe>(
+    p: &P,
+    map: &'m RefMap,
+    id: u32,
+    scope: &Target,
+) -> Result<(&'m WindowRefs, Resolved)> {
+    let (window, entry) = map.lookup(id, scope)?;
+    if let Some(mut node) = p.probe(&entry.handle).await? {
+        if same_element(entry, node.role.short(), &node.name) {
+            node.name = entry.name.clone();
+            return Ok((
+                window,
+                Resolved {
+                    node,
+                    rematched: false,
+                },
+            ));
+        }
+    }
+    let tree = p.current_tree(window).await?;
+    let found = rematch(entry, &tree)?;
+    let mut node = p.probe(&found.handle).await?.ok_or_else(|| {
+        Error::new(
+            ErrorCode::StaleRef,
+            format!(
+                "element {id} ({} \"{}\") went away while it was found again",
+                entry.role, entry.name
+            ),
+        )
+        .suggest("Read the window again and use the new ids")
+    })?;
+    node.name = entry.name.clone();
+    Ok((
+        window,
+        Resolved {
+            node,
+            rematched: true,
+        },
+    ))
+}
+
 fn is_subsequence(needle: &[String], hay: &[String]) -> bool {
     let mut it = hay.iter();
     needle.iter().all(|n| it.any(|h| h == n))

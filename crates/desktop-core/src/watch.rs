@@ -1,14 +1,20 @@
 //! What `wait`, `observe` and `screenshot` are asked for: the option types every face
 //! builds (CLI flags, MCP arguments, agent steps) and the checks they all get.
 
+use crate::backend::Desktop;
 use crate::diff::Ignore;
-use crate::error::{Error, Result};
-use crate::filter::Filters;
+use crate::error::{Error, ErrorCode, Result};
+use crate::filter::{matches_text, Filters};
 use crate::model::Target;
-use crate::node::Rect;
+use crate::node::{Node, Rect};
+use crate::refs::RefMap;
+use crate::render::Compact;
+use crate::request::Element;
 use crate::role::Role;
 use crate::shot::Encoding;
-use std::time::Duration;
+use serde_json::{json, Value};
+use std::future::Future;
+use std::time::{Duration, Instant};
 
 /// `wait`: until an element appears (or, with `gone`, is gone).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,6 +55,134 @@ impl WaitRequest {
             ));
         }
         Ok(())
+    }
+}
+
+/// What one look at the window found.
+enum Look {
+    /// The matching elements, as compact JSON.
+    Found(Vec<Value>),
+    /// Why nothing matched.
+    Absent(String),
+}
+
+fn window_missing(e: &Error) -> bool {
+    matches!(
+        e.code,
+        ErrorCode::AppNotFound | ErrorCode::WindowNotFound | ErrorCode::StaleRef
+    )
+}
+
+/// One look: the element by id, or a read of the window for the text and role.
+async fn look<D: Desktop>(d: &D, a: &WaitRequest) -> Result<Look> {
+    let scope = &a.target;
+    if let Some(id) = a.id {
+        return match d.find(scope, &Element::Id(id)).await {
+            Ok(found) => Ok(Look::Found(vec![
+                json!({"i": id, "r": found.role.short(), "t": found.name}),
+            ])),
+            Err(e) if e.code == ErrorCode::StaleRef || e.code == ErrorCode::AmbiguousTarget => {
+                Ok(Look::Absent(e.message))
+            }
+            Err(e) => Err(e),
+        };
+    }
+    let window = match d.resolve(scope).await {
+        Ok(w) => w,
+        Err(e) if window_missing(&e) => return Ok(Look::Absent(e.message)),
+        Err(e) => return Err(e),
+    };
+    let filters = Filters {
+        visible_only: true,
+        ..Filters::default()
+    };
+    let data = d.read_window(window, &filters, None).await?;
+    let needle = a.text.as_deref().map(str::to_lowercase);
+    let mut found: Vec<&Node> = Vec::new();
+    for n in &data.elements {
+        n.walk(&mut |x| {
+            let text_ok = needle.as_deref().is_none_or(|t| matches_text(x, t));
+            if text_ok && a.role.as_ref().is_none_or(|r| &x.role == r) {
+                found.push(x);
+            }
+        });
+    }
+    if found.is_empty() {
+        return Ok(Look::Absent(format!(
+            "{} elements in {} \"{}\", none matching",
+            data.total, data.window.app, data.window.title
+        )));
+    }
+    let els = found
+        .iter()
+        .take(20)
+        .map(|n| {
+            serde_json::to_value(Compact {
+                node: n,
+                flat: true,
+            })
+            .unwrap_or(Value::Null)
+        })
+        .collect();
+    // The matches carry ids: record them, as a read would.
+    let path = d.refs_path();
+    let mut map = RefMap::load(&path);
+    map.record(&data);
+    let _ = map.save(&path);
+    Ok(Look::Found(els))
+}
+
+/// `wait`: looks every `interval` until the element is there (or, with `gone`, is not),
+/// or the timeout passes (`TIMEOUT`, saying what was last seen). A hung app is one more
+/// look, not an end. `sleep` is the runtime's timer.
+pub async fn wait<D: Desktop, F: Future<Output = ()>>(
+    d: &D,
+    a: &WaitRequest,
+    sleep: impl Fn(Duration) -> F,
+) -> Result<Value> {
+    a.validate()?;
+    let start = Instant::now();
+    let deadline = start + a.timeout;
+    let mut last;
+    loop {
+        let elapsed = || start.elapsed().as_millis() as u64;
+        match look(d, a).await {
+            Ok(Look::Found(els)) if !a.gone => {
+                return Ok(
+                    json!({"matched": true, "elapsed_ms": elapsed(), "count": els.len(), "elements": els}),
+                );
+            }
+            Ok(Look::Absent(_)) if a.gone => {
+                return Ok(json!({"gone": true, "elapsed_ms": elapsed()}));
+            }
+            Ok(Look::Found(els)) => {
+                let list: Vec<String> = els
+                    .iter()
+                    .take(5)
+                    .map(|e| format!("{} {}", e["r"].as_str().unwrap_or("?"), e["t"]))
+                    .collect();
+                last = format!("still there: {}", list.join(", "));
+            }
+            Ok(Look::Absent(why)) => last = why,
+            Err(e) if e.code == ErrorCode::AppUnresponsive => last = e.message,
+            Err(e) => return Err(e),
+        }
+        if Instant::now() >= deadline {
+            return Err(Error::new(
+                ErrorCode::Timeout,
+                format!(
+                    "not {} within {} ms; last seen: {last}",
+                    if a.gone { "gone" } else { "seen" },
+                    a.timeout.as_millis()
+                ),
+            )
+            .suggest("Wait longer, or read the target to see what is there"));
+        }
+        sleep(
+            a.interval
+                .min(deadline.saturating_duration_since(Instant::now())),
+        )
+        .await;
     }
 }
 

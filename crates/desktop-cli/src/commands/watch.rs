@@ -5,13 +5,10 @@ use crate::output::Out;
 use crate::platform::Platform;
 use desktop_core::backend::{Change, Changes, ReadMemo};
 use desktop_core::diff::Observer;
-use desktop_core::filter::matches_text;
 use desktop_core::refs::RefMap;
-use desktop_core::render::Compact;
-use desktop_core::request::Element;
 use desktop_core::watch::{ObserveRequest, WaitRequest};
 use desktop_core::Desktop;
-use desktop_core::{Error, ErrorCode, Filters, Node, ReadData, Result, WindowInfo};
+use desktop_core::{Error, Filters, ReadData, Result, WindowInfo};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -28,118 +25,9 @@ fn now_secs() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// What one look at the window found.
-enum Look {
-    Found(Vec<Value>),
-    Absent(String),
-}
-
-fn window_missing(e: &Error) -> bool {
-    matches!(
-        e.code,
-        ErrorCode::AppNotFound | ErrorCode::WindowNotFound | ErrorCode::StaleRef
-    )
-}
-
-async fn look(d: &Platform, a: &WaitRequest) -> Result<Look> {
-    let scope = &a.target;
-    let role = a.role.as_ref();
-    if let Some(id) = a.id {
-        return match d.find(scope, &Element::Id(id)).await {
-            Ok(found) => Ok(Look::Found(vec![
-                json!({"i": id, "r": found.role.short(), "t": found.name}),
-            ])),
-            Err(e) if e.code == ErrorCode::StaleRef || e.code == ErrorCode::AmbiguousTarget => {
-                Ok(Look::Absent(e.message))
-            }
-            Err(e) => Err(e),
-        };
-    }
-    let window = match d.resolve(scope).await {
-        Ok(w) => w,
-        Err(e) if window_missing(&e) => return Ok(Look::Absent(e.message)),
-        Err(e) => return Err(e),
-    };
-    let filters = Filters {
-        visible_only: true,
-        ..Filters::default()
-    };
-    let data = d.read_window(window, &filters, None).await?;
-    let needle = a.text.as_deref().map(str::to_lowercase);
-    let mut found: Vec<&Node> = Vec::new();
-    for n in &data.elements {
-        n.walk(&mut |x| {
-            let text_ok = needle.as_deref().is_none_or(|t| matches_text(x, t));
-            if text_ok && role.is_none_or(|r| &x.role == r) {
-                found.push(x);
-            }
-        });
-    }
-    if found.is_empty() {
-        return Ok(Look::Absent(format!(
-            "{} elements in {} \"{}\", none matching",
-            data.total, data.window.app, data.window.title
-        )));
-    }
-    let els = found
-        .iter()
-        .take(20)
-        .map(|n| {
-            serde_json::to_value(Compact {
-                node: n,
-                flat: true,
-            })
-            .unwrap_or(Value::Null)
-        })
-        .collect();
-    remember(d, &data);
-    Ok(Look::Found(els))
-}
-
+/// `wait` on this desktop, with the runtime's timer (the polling is the core's).
 pub async fn wait(d: &Platform, a: &WaitRequest) -> Result<Value> {
-    a.validate()?;
-    let start = Instant::now();
-    let deadline = start + a.timeout;
-    let mut last;
-    loop {
-        match look(d, a).await {
-            Ok(Look::Found(els)) if !a.gone => {
-                return Ok(
-                    json!({"matched": true, "elapsed_ms": start.elapsed().as_millis() as u64, "count": els.len(), "elements": els}),
-                );
-            }
-            Ok(Look::Absent(_)) if a.gone => {
-                return Ok(json!({"gone": true, "elapsed_ms": start.elapsed().as_millis() as u64}));
-            }
-            Ok(Look::Found(els)) => {
-                let list: Vec<String> = els
-                    .iter()
-                    .take(5)
-                    .map(|e| format!("{} {}", e["r"].as_str().unwrap_or("?"), e["t"]))
-                    .collect();
-                last = format!("still there: {}", list.join(", "));
-            }
-            Ok(Look::Absent(why)) => last = why,
-            Err(e) if e.code == ErrorCode::AppUnresponsive => last = e.message,
-            Err(e) => return Err(e),
-        }
-        if Instant::now() >= deadline {
-            return Err(Error::new(
-                ErrorCode::Timeout,
-                format!(
-                    "not {} within {} ms; last seen: {last}",
-                    if a.gone { "gone" } else { "seen" },
-                    a.timeout.as_millis()
-                ),
-            )
-            .suggest("Wait longer, or read the target to see what is there"));
-        }
-        tokio::time::sleep(
-            a.interval
-                .min(deadline.saturating_duration_since(Instant::now())),
-        )
-        .await;
-    }
+    desktop_core::watch::wait(d, a, tokio::time::sleep).await
 }
 
 /// The memo of reads of one window on this platform.

@@ -38,6 +38,46 @@ pub async fn probe(bus: &Bus, handle: &Handle) -> Result<Node, CallError> {
     Ok(node)
 }
 
+/// Resolving recorded ids on Linux (`refs::resolve` holds the logic every backend shares):
+/// probing a handle over the app's connection, and the window's current tree.
+struct Probing<'a> {
+    d: &'a LinuxDesktop,
+    bus: Bus,
+    app: &'a str,
+}
+
+impl refs::Probe for Probing<'_> {
+    async fn probe(&self, handle: &Handle) -> Result<Option<Node>> {
+        match probe(&self.bus, handle).await {
+            Ok(n) => Ok(Some(n)),
+            Err(CallError::Timeout) => Err(app_error(CallError::Timeout, self.app, self.d.timeout)),
+            Err(_) => Ok(None),
+        }
+    }
+
+    async fn current_tree(&self, w: &refs::WindowRefs) -> Result<Vec<Node>> {
+        let target = Target {
+            window_id: w.window_id,
+            pid: (w.pid != 0).then_some(w.pid),
+            window: w.window_id.is_none().then(|| w.title.clone()),
+            ..Target::default()
+        };
+        let window = self
+            .d
+            .resolve_window(&target)
+            .await
+            .map_err(|e| match e.code {
+                ErrorCode::AppNotFound | ErrorCode::WindowNotFound => Error::new(
+                    ErrorCode::StaleRef,
+                    format!("the window of the read (\"{}\") is gone", w.title),
+                )
+                .suggest("List the windows and read again"),
+                _ => e,
+            })?;
+        self.d.fresh_tree(&window).await
+    }
+}
+
 impl LinuxDesktop {
     /// The toolkit of the app behind `owner`: from the bus's identities file, else asked.
     pub(crate) async fn toolkit_of(&self, owner: &str) -> String {
@@ -88,50 +128,19 @@ impl LinuxDesktop {
             .await
             .map_err(|e| app_error(e, &w.app, self.timeout))?;
         let window_id = w.window_id.and_then(|i| u32::try_from(i).ok());
-        match probe(&bus, &entry.handle).await {
-            Ok(node) if refs::same_element(entry, node.role.short(), &node.name) => {
-                let mut node = node;
-                node.name = entry.name.clone();
-                return Ok(self
-                    .live(node, bus, (&w.app, window_id), (Some(id), false))
-                    .await);
-            }
-            Err(CallError::Timeout) => {
-                return Err(app_error(CallError::Timeout, &w.app, self.timeout))
-            }
-            _ => {}
-        }
-        // The handle is gone or shows something else now: find the element again.
-        let target = Target {
-            window_id: w.window_id,
-            pid: (w.pid != 0).then_some(w.pid),
-            window: w.window_id.is_none().then(|| w.title.clone()),
-            ..Target::default()
+        let probing = Probing {
+            d: self,
+            bus,
+            app: &w.app,
         };
-        let window = self
-            .resolve_window(&target)
-            .await
-            .map_err(|e| match e.code {
-                ErrorCode::AppNotFound | ErrorCode::WindowNotFound => Error::new(
-                    ErrorCode::StaleRef,
-                    format!("the window of element {id} (\"{}\") is gone", w.title),
-                )
-                .suggest("List the windows and read again"),
-                _ => e,
-            })?;
-        let tree = self.fresh_tree(&window).await?;
-        let found = refs::rematch(entry, &tree)?;
-        let bus = self
-            .bus
-            .with_peer(&found.handle.owner)
-            .await
-            .map_err(|e| app_error(e, &w.app, self.timeout))?;
-        let mut node = probe(&bus, &found.handle)
-            .await
-            .map_err(|e| app_error(e, &w.app, self.timeout))?;
-        node.name = entry.name.clone();
+        let (_, found) = refs::resolve(&probing, map, id, scope).await?;
         Ok(self
-            .live(node, bus, (&w.app, window_id), (Some(id), true))
+            .live(
+                found.node,
+                probing.bus,
+                (&w.app, window_id),
+                (Some(id), found.rematched),
+            )
             .await)
     }
 
