@@ -11,6 +11,43 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+/// A named test of a binary's shared desktop `E`.
+pub type NamedTest<E> = (&'static str, fn(&E));
+
+/// Runs `tests` one at a time (one desktop, one pointer, one keyboard focus) with the
+/// arguments `cargo test` passed, each failure reported with a screenshot of the display
+/// (`shot`), then drops `env` (stopping what it started) and exits with the run's status.
+pub fn run_tests<E: Send + Sync + 'static>(
+    env: E,
+    tests: Vec<NamedTest<E>>,
+    shot: fn(&E, &str) -> String,
+) -> ! {
+    use libtest_mimic::{Arguments, Trial};
+    let mut args = Arguments::from_args();
+    args.test_threads = Some(1);
+    let env = std::sync::Arc::new(env);
+    let trials = tests
+        .into_iter()
+        .map(|(name, f)| {
+            let env = std::sync::Arc::clone(&env);
+            Trial::test(name, move || {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&env))).map_err(|e| {
+                    let msg = e
+                        .downcast_ref::<String>()
+                        .cloned()
+                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default();
+                    let shot = shot(&env, name);
+                    format!("{msg}\n(screenshot of the display: {shot})").into()
+                })
+            })
+        })
+        .collect();
+    let conclusion = libtest_mimic::run(&args, trials);
+    drop(env);
+    conclusion.exit()
+}
+
 /// Polls `check` every 20 ms until it returns `Some`, failing the test with `what` after
 /// `timeout`.
 pub fn wait_until<T>(timeout: Duration, what: &str, mut check: impl FnMut() -> Option<T>) -> T {

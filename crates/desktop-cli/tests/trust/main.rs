@@ -12,9 +12,8 @@ mod settle;
 mod tempo;
 
 use desktop_testkit::{Desk, Run};
-use libtest_mimic::{Arguments, Trial};
 use serde_json::Value;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_desktop-cli");
 
@@ -106,43 +105,21 @@ pub fn ids(env: &Env, window: &str, wanted: &[(&str, &str)]) -> Vec<String> {
 type Test = fn(&Env);
 
 fn main() {
-    let mut args = Arguments::from_args();
-    // One desktop, one pointer, one keyboard focus: tests take turns.
-    args.test_threads = Some(1);
     let mut desk = Desk::start(BIN);
     desk.python_app("form_gtk.py");
     desk.python_app("form_qt.py");
     let chromium_pid = desk.chromium_page("forms.html", "Forms Page");
     let victim_pid = desk.launch(&["gtk3-demo"], "gtk3-demo");
-    let env = Arc::new(Env {
+    let env = Env {
         desk: Mutex::new(desk),
         victim_pid,
         chromium_pid: Mutex::new(chromium_pid),
-    });
+    };
     let mut tests: Vec<(&'static str, Test)> = Vec::new();
     tests.extend(tempo::TESTS);
     tests.extend(settle::TESTS);
     tests.extend(safety::TESTS);
     tests.extend(hung::TESTS);
     tests.extend(fuzz::TESTS);
-    let trials = tests
-        .into_iter()
-        .map(|(name, f)| {
-            let env = Arc::clone(&env);
-            Trial::test(name, move || {
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&env))).map_err(|e| {
-                    let shot = env.desk().screenshot(name);
-                    let msg = e
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default();
-                    format!("{msg}\n(screenshot of the display: {shot})").into()
-                })
-            })
-        })
-        .collect();
-    let conclusion = libtest_mimic::run(&args, trials);
-    drop(env);
-    conclusion.exit();
+    desktop_testkit::run_tests(env, tests, |env, name| env.desk().screenshot(name))
 }
