@@ -2,7 +2,7 @@
 //! element's state afterwards when it changed.
 
 use crate::node::{Node, Rect, States};
-use crate::render::{shown_value, Bounds};
+use crate::render::{shown_value, state_keys, Bounds};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
@@ -68,32 +68,8 @@ impl Serialize for ElementState {
         if let Some(v) = &self.value {
             m.serialize_entry("v", v)?;
         }
-        if st.contains(States::FOCUSED) {
-            m.serialize_entry("f", &true)?;
-        }
-        if st.contains(States::DISABLED) {
-            m.serialize_entry("e", &false)?;
-        }
-        if st.contains(States::SELECTED) {
-            m.serialize_entry("s", &true)?;
-        }
-        if st.contains(States::MIXED) {
-            m.serialize_entry("k", "mixed")?;
-        } else if st.contains(States::CHECKED) {
-            m.serialize_entry("k", &true)?;
-        } else if self.role == "chk"
-            || self.role == "toggle"
-            || self.role == "switch"
-            || self.role == "radio"
-        {
-            m.serialize_entry("k", &false)?;
-        }
-        if st.contains(States::EXPANDABLE) {
-            m.serialize_entry("x", &st.contains(States::EXPANDED))?;
-        }
-        if st.contains(States::READ_ONLY) {
-            m.serialize_entry("ro", &true)?;
-        }
+        let checkable = matches!(self.role.as_str(), "chk" | "toggle" | "switch" | "radio");
+        state_keys(&mut m, st, checkable, true)?;
         m.end()
     }
 }

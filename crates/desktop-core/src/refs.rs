@@ -105,6 +105,14 @@ impl RefMap {
         std::fs::rename(&tmp, path)
     }
 
+    /// Records the ids of a read in the map at `path` (loaded, updated, written
+    /// atomically): how every read, wait, observe and annotated screenshot keeps its ids.
+    pub fn remember(path: &Path, data: &ReadData) -> std::io::Result<()> {
+        let mut map = RefMap::load(path);
+        map.record(data);
+        map.save(path)
+    }
+
     /// Remembers the numbered elements of `data`, replacing an older read of the same window.
     pub fn record(&mut self, data: &ReadData) {
         let mut elements = Vec::new();

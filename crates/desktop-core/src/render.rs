@@ -33,6 +33,40 @@ impl Serialize for Bounds {
     }
 }
 
+/// The state keys `f e s k x ro` (omitted when default), as `read` and `post_state` both
+/// write them. `unchecked`: write `k: false` (a check box whose state is asked about);
+/// `read_only`: write `ro` when read-only (it says something only where editing could be).
+pub(crate) fn state_keys<M: SerializeMap>(
+    m: &mut M,
+    st: States,
+    unchecked: bool,
+    read_only: bool,
+) -> Result<(), M::Error> {
+    if st.contains(States::FOCUSED) {
+        m.serialize_entry("f", &true)?;
+    }
+    if st.contains(States::DISABLED) {
+        m.serialize_entry("e", &false)?;
+    }
+    if st.contains(States::SELECTED) {
+        m.serialize_entry("s", &true)?;
+    }
+    if st.contains(States::MIXED) {
+        m.serialize_entry("k", "mixed")?;
+    } else if st.contains(States::CHECKED) {
+        m.serialize_entry("k", &true)?;
+    } else if unchecked {
+        m.serialize_entry("k", &false)?;
+    }
+    if st.contains(States::EXPANDABLE) {
+        m.serialize_entry("x", &st.contains(States::EXPANDED))?;
+    }
+    if read_only && st.contains(States::READ_ONLY) {
+        m.serialize_entry("ro", &true)?;
+    }
+    Ok(())
+}
+
 impl Serialize for Compact<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let n = self.node;
@@ -52,26 +86,7 @@ impl Serialize for Compact<'_> {
         if let Some(b) = n.bounds.filter(Rect::is_valid) {
             m.serialize_entry("b", &Bounds(b))?;
         }
-        if st.contains(States::FOCUSED) {
-            m.serialize_entry("f", &true)?;
-        }
-        if st.contains(States::DISABLED) {
-            m.serialize_entry("e", &false)?;
-        }
-        if st.contains(States::SELECTED) {
-            m.serialize_entry("s", &true)?;
-        }
-        if st.contains(States::MIXED) {
-            m.serialize_entry("k", "mixed")?;
-        } else if st.contains(States::CHECKED) {
-            m.serialize_entry("k", &true)?;
-        }
-        if st.contains(States::EXPANDABLE) {
-            m.serialize_entry("x", &st.contains(States::EXPANDED))?;
-        }
-        if st.contains(States::READ_ONLY) && n.role.is_editable() {
-            m.serialize_entry("ro", &true)?;
-        }
+        state_keys(&mut m, st, false, n.role.is_editable())?;
         let extra: Vec<&str> = shown_actions(n).collect();
         if !extra.is_empty() {
             m.serialize_entry("a", &extra)?;

@@ -124,11 +124,8 @@ async fn look<D: Desktop>(d: &D, a: &WaitRequest) -> Result<Look> {
             .unwrap_or(Value::Null)
         })
         .collect();
-    // The matches carry ids: record them, as a read would.
-    let path = d.refs_path();
-    let mut map = RefMap::load(&path);
-    map.record(&data);
-    let _ = map.save(&path);
+    // The matches carry ids: record them, as a read would (a failure costs only the ids).
+    let _ = RefMap::remember(&d.refs_path(), &data);
     Ok(Look::Found(els))
 }
 

@@ -166,7 +166,7 @@ impl Desktop for LinuxDesktop {
 
     async fn changes(&self, window: &WindowInfo) -> Option<AppChanges> {
         let owner = window.handle.as_ref()?.owner.clone();
-        events::subscribe(&self.bus, &owner)
+        events::object_events(&self.bus, &owner)
             .await
             .ok()
             .map(AppChanges)

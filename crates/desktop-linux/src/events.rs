@@ -1,5 +1,6 @@
-//! AT-SPI change events from one app, so `observe` reads only when something changed: the
-//! registry is asked to have the app emit them, and a match rule delivers them to us.
+//! AT-SPI change events from one app: the registry is asked to have apps emit them, and a
+//! match rule delivers them to us. `observe` reads when they come; the warm cache of a
+//! long-lived server is dropped when they come.
 
 use crate::bus::{Bus, CallError, REGISTRY};
 use zbus::{MatchRule, MessageStream};
@@ -14,18 +15,24 @@ const EVENTS: &[&str] = &[
     "object:bounds-changed",
 ];
 
-/// A stream of the app's object events, or an error when the bus refuses the subscription.
-pub async fn subscribe(bus: &Bus, app: &str) -> Result<MessageStream, CallError> {
-    let rule = MatchRule::builder()
+/// Signals from `app` (only those of `interface` when given), with the events above
+/// registered so apps emit them; an error when the bus refuses the subscription.
+pub async fn subscribe(
+    bus: &Bus,
+    app: &str,
+    interface: Option<&str>,
+) -> Result<MessageStream, CallError> {
+    let other = |e: zbus::Error| CallError::Other(e.to_string());
+    let mut rule = MatchRule::builder()
         .msg_type(zbus::message::Type::Signal)
         .sender(app)
-        .map_err(|e| CallError::Other(e.to_string()))?
-        .interface("org.a11y.atspi.Event.Object")
-        .map_err(|e| CallError::Other(e.to_string()))?
-        .build();
+        .map_err(other)?;
+    if let Some(i) = interface {
+        rule = rule.interface(i).map_err(other)?;
+    }
     let stream = tokio::time::timeout(
         bus.timeout,
-        MessageStream::for_match_rule(rule, &bus.conn, Some(512)),
+        MessageStream::for_match_rule(rule.build(), &bus.conn, Some(512)),
     )
     .await
     .map_err(|_| CallError::Timeout)??;
@@ -40,4 +47,9 @@ pub async fn subscribe(bus: &Bus, app: &str) -> Result<MessageStream, CallError>
         .await?;
     }
     Ok(stream)
+}
+
+/// Object events only (what `observe` reads again for).
+pub async fn object_events(bus: &Bus, app: &str) -> Result<MessageStream, CallError> {
+    subscribe(bus, app, Some("org.a11y.atspi.Event.Object")).await
 }

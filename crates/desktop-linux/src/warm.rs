@@ -3,21 +3,12 @@
 //! event or a cache update). Parts a read has to walk are walked every time: an app sends no
 //! events for what its cache does not hold.
 
-use crate::bus::{Bus, CallError, REGISTRY};
+use crate::bus::{Bus, CallError};
 use crate::tree::{fetch_app_cache, AppCache};
 use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use zbus::{MatchRule, MessageStream};
-
-const EVENTS: &[&str] = &[
-    "object:children-changed",
-    "object:property-change",
-    "object:state-changed",
-    "object:text-changed",
-    "object:value-changed",
-];
 
 struct App {
     bus: Bus,
@@ -53,30 +44,7 @@ async fn listen(
     owner: &str,
     dirty: Arc<AtomicBool>,
 ) -> Option<tokio::task::JoinHandle<()>> {
-    let rule = MatchRule::builder()
-        .msg_type(zbus::message::Type::Signal)
-        .sender(owner)
-        .ok()?
-        .build();
-    let mut stream = tokio::time::timeout(
-        main.timeout,
-        MessageStream::for_match_rule(rule, &main.conn, Some(64)),
-    )
-    .await
-    .ok()?
-    .ok()?;
-    for event in EVENTS {
-        let registered: Result<(), CallError> = main
-            .call(
-                REGISTRY,
-                "/org/a11y/atspi/registry",
-                REGISTRY,
-                "RegisterEvent",
-                &(*event, Vec::<String>::new(), ""),
-            )
-            .await;
-        registered.ok()?;
-    }
+    let mut stream = crate::events::subscribe(main, owner, None).await.ok()?;
     Some(tokio::spawn(async move {
         while stream.next().await.is_some() {
             dirty.store(true, Ordering::SeqCst);

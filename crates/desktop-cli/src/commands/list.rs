@@ -49,6 +49,16 @@ pub async fn run(g: &Global, args: ListArgs) -> Result<Rendered<ListData>> {
         ..Target::default()
     };
     let list = d.windows(&target).await?;
+    let text = windows_text(&list);
+    Ok(Rendered {
+        data: ListData::Windows(list),
+        text: Some(text),
+    })
+}
+
+/// The window list for people (and for the MCP tool's text): one line per window, then the
+/// apps that did not answer.
+pub(crate) fn windows_text(list: &WindowList) -> String {
     let mut text = String::new();
     for w in &list.windows {
         let b = w
@@ -77,8 +87,5 @@ pub async fn run(g: &Global, args: ListArgs) -> Result<Rendered<ListData>> {
             u.app.as_deref().unwrap_or("?")
         );
     }
-    Ok(Rendered {
-        data: ListData::Windows(list),
-        text: Some(text),
-    })
+    text
 }

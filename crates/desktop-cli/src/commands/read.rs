@@ -46,9 +46,7 @@ pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
 /// Records the ids of this read for later actions; a failure costs only the ids.
 pub(crate) fn remember(data: &desktop_core::ReadData) {
     let path = crate::platform::refs_path();
-    let mut map = desktop_core::refs::RefMap::load(&path);
-    map.record(data);
-    if let Err(e) = map.save(&path) {
+    if let Err(e) = desktop_core::refs::RefMap::remember(&path, data) {
         notice(&format!(
             "cannot save element ids to {}: {e}",
             path.display()

@@ -3,7 +3,6 @@
 
 use crate::platform::Platform;
 use base64::Engine;
-use desktop_core::refs::RefMap;
 use desktop_core::request::Element;
 use desktop_core::shot::{self, Encoding, Mark};
 use desktop_core::watch::ShotRequest;
@@ -153,10 +152,7 @@ pub(crate) async fn take_with(
                     Some(w) => d.read_window(w.clone(), &filters, None).await?,
                     None => d.read(scope, &filters).await?,
                 };
-                let path = d.refs_path();
-                let mut map = RefMap::load(&path);
-                map.record(&fresh);
-                let _ = map.save(&path);
+                super::read::remember(&fresh);
                 &fresh
             }
         };

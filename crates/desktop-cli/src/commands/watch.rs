@@ -5,19 +5,11 @@ use crate::output::Out;
 use crate::platform::Platform;
 use desktop_core::backend::{Change, Changes, ReadMemo};
 use desktop_core::diff::Observer;
-use desktop_core::refs::RefMap;
 use desktop_core::watch::{ObserveRequest, WaitRequest};
 use desktop_core::Desktop;
 use desktop_core::{Error, Filters, ReadData, Result, WindowInfo};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant, SystemTime};
-
-fn remember(d: &Platform, data: &ReadData) {
-    let path = d.refs_path();
-    let mut map = RefMap::load(&path);
-    map.record(data);
-    let _ = map.save(&path);
-}
 
 fn now_secs() -> u64 {
     SystemTime::now()
@@ -115,7 +107,7 @@ pub async fn observe_events(
         }
     };
     let count = observer.baseline(&mut data.elements);
-    remember(d, &data);
+    super::read::remember(&data);
     emit(
         json!({"type": "snapshot", "ts": now_secs(), "count": count, "app": window.app, "window": window.title}),
     );
@@ -174,7 +166,7 @@ pub async fn observe_events(
                 last_error.clear();
                 let changes = observer.diff(&mut data.elements, ignore);
                 if !changes.is_empty() {
-                    remember(d, &data);
+                    super::read::remember(&data);
                 }
                 let ts = now_secs();
                 for mut c in changes {

@@ -160,25 +160,7 @@ impl Server {
                             ..Target::default()
                         })
                         .await?;
-                    let text = list
-                        .windows
-                        .iter()
-                        .map(|w| {
-                            let b = w
-                                .bounds
-                                .map(|b| format!(" {},{},{},{}", b.x, b.y, b.w, b.h))
-                                .unwrap_or_default();
-                            format!(
-                                "{} {:?} pid {} id {}{b}{}",
-                                w.app,
-                                w.title,
-                                w.pid,
-                                w.id.unwrap_or(0),
-                                if w.focused { " focused" } else { "" }
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n");
+                    let text = crate::commands::list::windows_text(&list);
                     Ok(structured(&list, Some(text)))
                 }
                 .await)
