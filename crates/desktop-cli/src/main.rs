@@ -80,7 +80,16 @@ fn run() -> i32 {
             )
         }
     };
-    rt.block_on(commands::dispatch(cli, out))
+    rt.block_on(async move {
+        // The MCP server and the agent use the commands; the commands never use them.
+        match cli.command {
+            #[cfg(feature = "mcp")]
+            cli::Command::Mcp(a) => mcp::command(&cli.global, out, a).await,
+            #[cfg(feature = "agent")]
+            cli::Command::Agent(a) => agent::command(&cli.global, out, a).await,
+            command => commands::dispatch(cli::Cli { command, ..cli }, out).await,
+        }
+    })
 }
 
 /// The command as typed (the first word that is not an option), for envelopes written

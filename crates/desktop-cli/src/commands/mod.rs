@@ -115,28 +115,11 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
                 Err(e) => out.err(name, &e),
             }
         }
+        // The other faces are routed by `main`: they use these commands, never the reverse.
         #[cfg(feature = "mcp")]
-        Command::Mcp(a) => {
-            // Over stdio, stdout belongs to the protocol: failures go to stderr. Over HTTP
-            // it is free, and a failure to start is an envelope like any other command's.
-            let stdio = a.http.is_none();
-            let o = crate::mcp::Options {
-                http: a.http,
-                allow_remote: a.allow_remote,
-                token: a.token,
-                call_timeout: Duration::from_millis(g.call_timeout.max(1)),
-            };
-            match crate::mcp::run(o).await {
-                Ok(()) => 0,
-                Err(e) if stdio => {
-                    crate::output::notice(&format!("{}: {}", e.code.as_str(), e.message));
-                    e.code.exit_code()
-                }
-                Err(e) => out.err("mcp", &e),
-            }
-        }
+        Command::Mcp(_) => 2,
         #[cfg(feature = "agent")]
-        Command::Agent(a) => crate::agent::command(&g, out, a).await,
+        Command::Agent(_) => 2,
         Command::Keeper => platform::run_keeper().await,
         #[cfg(target_os = "linux")]
         Command::Sandbox(cmd) => sandbox::run(&g, out, cmd).await,

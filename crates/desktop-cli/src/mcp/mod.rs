@@ -22,6 +22,30 @@ pub struct Options {
     pub call_timeout: Duration,
 }
 
+/// `desktop-cli mcp`: serves until the client leaves. Over stdio, stdout belongs to the
+/// protocol, so a failure goes to stderr; over HTTP it is an envelope like any command's.
+pub async fn command(
+    g: &crate::cli::Global,
+    out: crate::output::Out,
+    a: crate::cli::McpArgs,
+) -> i32 {
+    let stdio = a.http.is_none();
+    let o = Options {
+        http: a.http,
+        allow_remote: a.allow_remote,
+        token: a.token,
+        call_timeout: Duration::from_millis(g.call_timeout.max(1)),
+    };
+    match run(o).await {
+        Ok(()) => 0,
+        Err(e) if stdio => {
+            crate::output::notice(&format!("{}: {}", e.code.as_str(), e.message));
+            e.code.exit_code()
+        }
+        Err(e) => out.err("mcp", &e),
+    }
+}
+
 pub async fn run(o: Options) -> Result<()> {
     let server = Server::new(o.call_timeout);
     match &o.http {
