@@ -8,7 +8,7 @@
 use crate::bus::{Bus, CallError, ACCESSIBLE, APPLICATION, COMPONENT, REGISTRY, ROOT_PATH};
 use crate::convert;
 use crate::identity::{self, Identities, Identity};
-use desktop_core::{Handle, Rect, Role, States, Unresponsive};
+use desktop_core::{Handle, Rect, States, Unresponsive};
 use futures_util::future::join_all;
 use std::time::Duration;
 use zbus::zvariant::OwnedObjectPath;
@@ -16,7 +16,6 @@ use zbus::zvariant::OwnedObjectPath;
 /// An application and (when asked for) its frames.
 #[derive(Clone, Debug)]
 pub struct App {
-    pub bus_name: String,
     pub name: String,
     pub pid: u32,
     pub frames: Vec<Frame>,
@@ -30,7 +29,6 @@ pub struct App {
 pub struct Frame {
     pub handle: Handle,
     pub name: String,
-    pub role: Role,
     pub states: States,
     pub bounds: Option<Rect>,
 }
@@ -157,7 +155,6 @@ async fn one(bus: &Bus, bus_name: &str, q: &AppQuery, known: Option<&Identity>) 
     };
     let matched = q.name.as_deref().is_none_or(|w| name_matches(&name, w));
     let mut app = App {
-        bus_name: bus_name.to_string(),
         name,
         pid,
         frames: Vec::new(),
@@ -220,7 +217,6 @@ async fn frame(bus: &Bus, owner: &str, path: &str) -> Result<Frame, CallError> {
         },
         name: name.unwrap_or_default(),
         states: convert::states(st, &role),
-        role,
         bounds: extents
             .ok()
             .map(|(x, y, w, h)| Rect::new(x, y, w, h))

@@ -56,11 +56,6 @@ fn try_lock(address: &str) -> std::io::Result<Option<File>> {
     }
 }
 
-/// Whether a keeper holds the bus (a lock check: a few microseconds).
-pub fn running(address: &str) -> bool {
-    matches!(try_lock(address), Ok(None))
-}
-
 /// Starts `cmd` (this program's hidden keeper command) unless a keeper runs, and waits up
 /// to `wait` until it is a client of every app. Returns whether one was started.
 pub fn ensure(address: &str, mut cmd: Command, wait: Duration) -> Result<bool> {

@@ -1,31 +1,63 @@
 //! Linux backend of desktop-cli: AT-SPI over D-Bus for trees, X11 for windows, and the
 //! headless sandbox. `bus` is the only layer that talks D-Bus; `convert` is pure.
+//!
+//! The surface is small: [`LinuxDesktop`] (the core's `Desktop` contract), the sandbox, and
+//! the process-level helpers below (clipboard, doctor, keeper, sandbox adoption).
 
-pub mod act;
-pub mod apps;
-pub mod bus;
-pub mod capture;
-pub mod clipboard;
-pub mod convert;
+mod act;
+mod apps;
+mod bus;
+mod capture;
+mod clipboard;
+mod convert;
 mod desktop;
-pub mod diagnose;
-pub mod events;
-pub mod hydrate;
-pub mod identity;
-pub mod input;
-pub mod keeper;
-pub mod launch;
-pub mod ping;
-pub mod procs;
+mod diagnose;
+mod events;
+mod hydrate;
+mod identity;
+mod input;
+mod keeper;
+mod launch;
+mod ping;
+mod procs;
 pub mod sandbox;
-pub mod session;
-pub mod tree;
-pub mod warm;
-pub mod windows;
-pub mod x11;
+mod session;
+mod tree;
+mod warm;
+mod windows;
+mod x11;
 
 use bus::{Bus, CallError};
 pub use desktop::AppChanges;
+pub use diagnose::{checks as doctor_checks, sandboxes as running_sandboxes};
+pub use keeper::{ensure as ensure_keeper, run as run_keeper};
+pub use session::adopt_sandbox;
+
+/// The CLIPBOARD selection as text.
+pub mod clipboard_text {
+    use crate::x11::X;
+    use desktop_core::Result;
+    use std::time::Duration;
+
+    /// The clipboard's text, `None` when empty; never takes the clipboard from its owner.
+    pub fn get(timeout: Duration) -> Result<Option<String>> {
+        crate::clipboard::get(&X::connect()?, timeout)
+    }
+
+    /// Puts `text` on the clipboard, kept there by `holder` after this process exits.
+    pub fn set(text: &str, holder: std::process::Command, timeout: Duration) -> Result<()> {
+        crate::clipboard::hand_over(text, holder, timeout)
+    }
+
+    pub fn clear() -> Result<()> {
+        crate::clipboard::clear(&X::connect()?)
+    }
+
+    /// The holder's life: serve `text` until another client takes the clipboard.
+    pub fn serve(text: &str, ready: impl FnOnce()) -> Result<()> {
+        crate::clipboard::serve(&X::connect()?, text, ready)
+    }
+}
 use desktop_core::{Error, ErrorCode, Result, Target, WindowInfo, WindowList};
 use std::time::{Duration, Instant};
 use x11::X;

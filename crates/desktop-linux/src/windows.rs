@@ -194,7 +194,7 @@ fn not_found(all: &[WindowInfo], t: &Target, app_names: &[String]) -> Error {
 mod tests {
     use super::*;
     use crate::apps::Frame;
-    use desktop_core::{Handle, Role};
+    use desktop_core::Handle;
 
     fn frame(name: &str, b: Rect) -> Frame {
         Frame {
@@ -203,7 +203,6 @@ mod tests {
                 path: format!("/{name}"),
             },
             name: name.into(),
-            role: Role::Window,
             states: States::SHOWING,
             bounds: Some(b),
         }
@@ -222,7 +221,6 @@ mod tests {
     #[test]
     fn frames_join_by_pid_and_title_and_leftovers_are_listed() {
         let apps = vec![App {
-            bus_name: ":1.1".into(),
             name: "demo".into(),
             pid: 10,
             matched: true,

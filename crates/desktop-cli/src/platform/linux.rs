@@ -13,7 +13,7 @@ pub use desktop_linux::LinuxDesktop as Platform;
 /// Points this process at the sandbox when `DISPLAY` is unset. Must run before any thread
 /// starts: it sets environment variables.
 pub fn prepare() -> Result<()> {
-    desktop_linux::session::adopt_sandbox().map(|_| ())
+    desktop_linux::adopt_sandbox().map(|_| ())
 }
 
 /// Connects to the desktop, telling people when accessibility had to be switched on, and
@@ -38,7 +38,7 @@ fn this_program(args: &[&str]) -> std::io::Result<std::process::Command> {
     Ok(cmd)
 }
 
-/// Starts the keeper of this accessibility bus if none runs (see `desktop_linux::keeper`:
+/// Starts the keeper of this accessibility bus if none runs (see desktop-linux's keeper:
 /// without a lasting client, a command that ends while Chromium handles typed keys crashes
 /// the browser). A failure to start it is reported and does not stop the command.
 fn ensure_keeper(d: &Platform) {
@@ -46,7 +46,7 @@ fn ensure_keeper(d: &Platform) {
         Ok(c) => c,
         Err(e) => return notice(&format!("cannot start the accessibility keeper: {e}")),
     };
-    if let Err(e) = desktop_linux::keeper::ensure(d.address(), cmd, Duration::from_secs(1)) {
+    if let Err(e) = desktop_linux::ensure_keeper(d.address(), cmd, Duration::from_secs(1)) {
         notice(&e.message);
     }
 }
@@ -61,7 +61,7 @@ pub async fn run_keeper() -> i32 {
         let mut out = std::io::stdout();
         let _ = out.write_all(b"ready\n").and_then(|()| out.flush());
     };
-    match desktop_linux::keeper::run(&address, ready).await {
+    match desktop_linux::run_keeper(&address, ready).await {
         Ok(()) => 0,
         Err(e) => {
             notice(&e.message);
@@ -78,37 +78,37 @@ pub fn refs_path() -> PathBuf {
 /// `doctor`'s checks and the running sandboxes.
 pub async fn doctor(timeout: Duration) -> (Vec<Check>, Vec<u32>) {
     (
-        desktop_linux::diagnose::checks(timeout).await,
-        desktop_linux::diagnose::sandboxes(),
+        desktop_linux::doctor_checks(timeout).await,
+        desktop_linux::running_sandboxes(),
     )
 }
 
 /// The clipboard: text in, text out, kept alive after this process exits.
 pub mod clipboard {
     use desktop_core::Result;
-    use desktop_linux::{clipboard, x11::X};
+    use desktop_linux::clipboard_text as text;
     use std::time::Duration;
 
     /// The clipboard's text, `None` when empty; never takes the clipboard from its owner.
     pub fn get(timeout: Duration) -> Result<Option<String>> {
-        clipboard::get(&X::connect()?, timeout)
+        text::get(timeout)
     }
 
     /// Puts `text` on the clipboard; a holder process (`clipboard serve`) serves it after
     /// this process exits, until another program takes the clipboard.
-    pub fn set(text: &str, timeout: Duration) -> Result<()> {
+    pub fn set(value: &str, timeout: Duration) -> Result<()> {
         let holder = super::this_program(&["clipboard", "serve"])
             .map_err(|e| desktop_core::Error::internal(format!("cannot find this program: {e}")))?;
-        clipboard::hand_over(text, holder, timeout)
+        text::set(value, holder, timeout)
     }
 
     pub fn clear() -> Result<()> {
-        clipboard::clear(&X::connect()?)
+        text::clear()
     }
 
-    /// The holder's life: serve `text` until another client takes the clipboard; `ready`
+    /// The holder's life: serve `value` until another client takes the clipboard; `ready`
     /// runs once it owns it.
-    pub fn serve(text: &str, ready: impl FnOnce()) -> Result<()> {
-        clipboard::serve(&X::connect()?, text, ready)
+    pub fn serve(value: &str, ready: impl FnOnce()) -> Result<()> {
+        text::serve(value, ready)
     }
 }

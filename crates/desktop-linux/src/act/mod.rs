@@ -10,8 +10,7 @@ mod resolve;
 mod settle;
 mod text;
 
-pub use resolve::{probe, takes_text};
-pub use text::TypeOptions;
+use resolve::probe;
 
 use crate::bus::{Bus, ACTION, COMPONENT};
 use crate::{app_error, LinuxDesktop};
