@@ -4,8 +4,7 @@
 
 use super::screen::Screen;
 use super::tools::{Act, Space, Spot};
-use crate::commands::{act, clip, watch};
-use crate::platform::Platform;
+use crate::commands::clip;
 use desktop_core::request::{Action, ActionRequest, Aim, Element};
 use desktop_core::watch::WaitRequest;
 use desktop_core::Desktop;
@@ -14,6 +13,7 @@ use serde_json::{json, Value};
 use std::time::Duration;
 
 /// What a step did: the result for the model, and a new working window if it changed.
+#[derive(Debug)]
 pub struct Done {
     pub result: Value,
     pub window: Option<Target>,
@@ -51,7 +51,7 @@ fn value(r: impl serde::Serialize) -> Value {
 }
 
 /// One action in the working window, answered with its result for the model.
-async fn act_on(d: &Platform, window: &Target, at: Aim, action: Action) -> Result<Done> {
+async fn act_on<D: Desktop>(d: &D, window: &Target, at: Aim, action: Action) -> Result<Done> {
     let r = d
         .act(&ActionRequest::new(window.clone(), at, action))
         .await?;
@@ -62,8 +62,8 @@ async fn act_on(d: &Platform, window: &Target, at: Aim, action: Action) -> Resul
 }
 
 /// Executes one step (never `done` or `ask_user`, which the loop handles).
-pub async fn run(
-    d: &Platform,
+pub async fn run<D: Desktop>(
+    d: &D,
     window: &Target,
     screen: &Screen,
     act: &Act,
@@ -150,7 +150,7 @@ pub async fn run(
             })
         }
         Act::Launch { command } => {
-            let r = act::launch(d, command, Duration::from_secs(30)).await?;
+            let r = d.launch(command, Duration::from_secs(30)).await?;
             let next = r
                 .extra
                 .get("window_id")
@@ -178,7 +178,7 @@ pub async fn run(
                 timeout: Duration::from_millis(*timeout_ms),
                 interval: Duration::from_millis(200),
             };
-            let r = watch::wait(d, &req).await?;
+            let r = desktop_core::watch::wait(d, &req, tokio::time::sleep).await?;
             // The matches carry ids from a read the model has not seen: keep the count only.
             plain(
                 json!({"action": "wait_for", "found": !gone, "count": r.get("count").cloned().unwrap_or(Value::Null)}),
@@ -301,5 +301,130 @@ pub fn describe(screen: &Screen, act: &Act) -> String {
             if *success { "success" } else { "failed" }
         ),
         Act::AskUser { question } => format!("ask: {question}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! A model's steps on the in-memory desktop: each becomes the request it should, lands on
+    //! the element it names, and a bad step reaches nothing.
+
+    use super::*;
+    use desktop_core::fake::{el, refs_file, FakeDesktop};
+    use desktop_core::{Filters, Node, Role, States};
+
+    fn form() -> Vec<Node> {
+        let mut agree = el(Role::CheckBox, "Agree", (10, 100, 80, 20), vec![]);
+        agree.states.insert(States::CHECKABLE);
+        let mut name = el(Role::Input, "Name", (10, 40, 200, 20), vec![]);
+        name.states.insert(States::EDITABLE);
+        vec![el(
+            Role::Group,
+            "Form",
+            (0, 0, 400, 300),
+            vec![
+                name,
+                el(Role::Button, "Save", (10, 200, 60, 24), vec![]),
+                agree,
+            ],
+        )]
+    }
+
+    fn run_step(d: &FakeDesktop, screen: &Screen, act: Act) -> Result<Done> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(run(
+            d,
+            &Target::default(),
+            screen,
+            &act,
+            Duration::from_secs(1),
+        ))
+    }
+
+    /// The desktop and what the model saw: a read with ids.
+    fn setup(test: &str) -> (FakeDesktop, Screen, impl Fn(&str) -> u32) {
+        let d = FakeDesktop::new("demo", "Form", form(), refs_file(test));
+        let data = desktop_core::fake::block_on(d.read_and_record(&Filters {
+            visible_only: true,
+            ..Filters::default()
+        }))
+        .unwrap();
+        let ids: Vec<(String, u32)> = {
+            let mut v = Vec::new();
+            for n in &data.elements {
+                n.walk(&mut |x| v.push((x.name.clone(), x.id)));
+            }
+            v
+        };
+        let id = move |name: &str| ids.iter().find(|(n, _)| n == name).unwrap().1;
+        let screen = Screen {
+            data: Some(data),
+            text: String::new(),
+            frame: None,
+            image: None,
+        };
+        (d, screen, id)
+    }
+
+    #[test]
+    fn steps_land_on_the_elements_they_name() {
+        let (d, screen, id) = setup("agent-steps");
+        let click = Act::Click {
+            at: Spot::Element(id("Save")),
+            button: "left".into(),
+            double: false,
+        };
+        run_step(&d, &screen, click).unwrap();
+        run_step(&d, &screen, Act::Toggle { id: id("Agree") }).unwrap();
+        let typed = Act::TypeText {
+            text: "Ada".into(),
+            id: Some(id("Name")),
+        };
+        let done = run_step(&d, &screen, typed).unwrap();
+        assert_eq!(done.result["effect"], "confirmed", "{}", done.result);
+        let save = d.node("/fake/3").unwrap();
+        assert_eq!(save.name, "Save");
+        assert_eq!(
+            d.inputs(),
+            ["click /fake/3", "toggle /fake/4", "type /fake/2 Ada"]
+        );
+    }
+
+    #[test]
+    fn a_bad_step_reaches_nothing() {
+        let (d, screen, id) = setup("agent-bad");
+        let odd = Act::Click {
+            at: Spot::Element(id("Save")),
+            button: "primary".into(),
+            double: false,
+        };
+        assert_eq!(
+            run_step(&d, &screen, odd).unwrap_err().code,
+            ErrorCode::InvalidArgs
+        );
+        // A point in screenshot pixels needs a screenshot to map from.
+        let point = Act::Click {
+            at: Spot::Point {
+                x: 5.0,
+                y: 5.0,
+                space: Space::Image,
+            },
+            button: "left".into(),
+            double: false,
+        };
+        assert_eq!(
+            run_step(&d, &screen, point).unwrap_err().code,
+            ErrorCode::InvalidArgs
+        );
+        let typed_on_button = Act::TypeText {
+            text: "x".into(),
+            id: Some(id("Save")),
+        };
+        let e = run_step(&d, &screen, typed_on_button).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ActionNotSupported);
+        assert!(d.inputs().is_empty(), "{:?}", d.inputs());
     }
 }
