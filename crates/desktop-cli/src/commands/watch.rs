@@ -22,22 +22,24 @@ pub async fn wait(d: &Platform, a: &WaitRequest) -> Result<Value> {
     desktop_core::watch::wait(d, a, tokio::time::sleep).await
 }
 
-/// The memo of reads of one window on this platform.
-type Memo = <Platform as Desktop>::Memo;
-
 /// Reads the window with the observer's filters, asking again only about what changed.
-async fn observe_read(
-    d: &Platform,
+async fn observe_read<D: Desktop>(
+    d: &D,
     window: &WindowInfo,
     filters: &Filters,
-    memo: &mut Memo,
+    memo: &mut D::Memo,
 ) -> Result<ReadData> {
     d.read_window(window.clone(), filters, Some(memo)).await
 }
 
 /// Notes which element a change is about.
-fn note(memo: &mut Memo, c: &Change) {
-    ReadMemo::touched(memo, &c.path, c.children);
+fn note<M: ReadMemo>(memo: &mut M, c: &Change) {
+    memo.touched(&c.path, c.children);
+}
+
+/// Records the ids of an observation's read, as `read` does (a failure costs only the ids).
+fn remember<D: Desktop>(d: &D, data: &ReadData) {
+    let _ = desktop_core::refs::RefMap::remember(&d.refs_path(), data);
 }
 
 /// Completes on Ctrl+C, and on Unix on SIGTERM too (`observe` then ends with `done`).
@@ -75,8 +77,8 @@ pub async fn observe(d: &Platform, a: &ObserveRequest, out: Out) -> i32 {
 /// Emits `observe`'s events (snapshot, added, removed, changed, error, done) until the
 /// duration ends or `stop` completes. Bad options are an `Err` before anything is emitted;
 /// `Ok(false)` means the window could not be read at all (an `error` and `done` went out).
-pub async fn observe_events(
-    d: &Platform,
+pub async fn observe_events<D: Desktop>(
+    d: &D,
     a: &ObserveRequest,
     mut emit: impl FnMut(Value),
     stop_signal: impl std::future::Future<Output = ()>,
@@ -97,7 +99,7 @@ pub async fn observe_events(
         }
     };
     let mut observer = Observer::default();
-    let mut memo = Memo::default();
+    let mut memo = D::Memo::default();
     let mut data = match observe_read(d, &window, filters, &mut memo).await {
         Ok(data) => data,
         Err(e) => {
@@ -107,7 +109,7 @@ pub async fn observe_events(
         }
     };
     let count = observer.baseline(&mut data.elements);
-    super::read::remember(&data);
+    remember(d, &data);
     emit(
         json!({"type": "snapshot", "ts": now_secs(), "count": count, "app": window.app, "window": window.title}),
     );
@@ -166,7 +168,7 @@ pub async fn observe_events(
                 last_error.clear();
                 let changes = observer.diff(&mut data.elements, ignore);
                 if !changes.is_empty() {
-                    super::read::remember(&data);
+                    remember(d, &data);
                 }
                 let ts = now_secs();
                 for mut c in changes {
@@ -186,4 +188,81 @@ pub async fn observe_events(
     }
     emit(done_event(events));
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    //! `observe` on the in-memory desktop (no change notices: it reads on its interval):
+    //! elements are followed by identity, so one inserted at the top is one `added`.
+
+    use super::*;
+    use desktop_core::diff::Ignore;
+    use desktop_core::fake::{el, refs_file, FakeDesktop};
+    use desktop_core::{Role, Target};
+
+    #[test]
+    fn an_insert_at_the_top_is_one_added_and_a_rename_one_changed() {
+        let tree = vec![el(
+            Role::Group,
+            "List",
+            (0, 0, 400, 300),
+            (1..=5)
+                .map(|i| {
+                    el(
+                        Role::Button,
+                        &format!("Item {i}"),
+                        (10, 30 * i, 80, 20),
+                        vec![],
+                    )
+                })
+                .collect(),
+        )];
+        let d = FakeDesktop::new("demo", "Items", tree, refs_file("observe"));
+        let req = ObserveRequest {
+            target: Target {
+                app: Some("demo".into()),
+                ..Target::default()
+            },
+            filters: Filters {
+                visible_only: true,
+                ..Filters::default()
+            },
+            interval: Duration::from_millis(50),
+            duration: Some(Duration::from_millis(400)),
+            ignore: Ignore {
+                bounds: true,
+                focus: false,
+            },
+        };
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let mut events = Vec::new();
+        rt.block_on(async {
+            let app = async {
+                tokio::time::sleep(Duration::from_millis(120)).await;
+                d.mutate(|t| {
+                    t[0].children
+                        .insert(0, el(Role::Button, "New", (10, 0, 80, 20), vec![]))
+                });
+                tokio::time::sleep(Duration::from_millis(120)).await;
+                d.mutate(|t| t[0].children[3].name = "Renamed".into());
+            };
+            let watch = observe_events(&d, &req, |v| events.push(v), std::future::pending());
+            let (done, ()) = tokio::join!(watch, app);
+            assert!(done.unwrap());
+        });
+        let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+        assert_eq!(kinds.first(), Some(&"snapshot"), "{events:?}");
+        assert_eq!(kinds.last(), Some(&"done"), "{events:?}");
+        let changes: Vec<&Value> = events
+            .iter()
+            .filter(|e| !matches!(e["type"].as_str(), Some("snapshot" | "done")))
+            .collect();
+        assert_eq!(changes.len(), 2, "one event per real change: {changes:?}");
+        assert_eq!(changes[0]["type"], "added");
+        assert_eq!(changes[0]["el"]["t"], "New");
+        assert_eq!(changes[1]["type"], "changed", "{changes:?}");
+    }
 }
