@@ -7,7 +7,8 @@ set -euo pipefail
 RUNTIME=(xvfb dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils)
 # Real apps the tests and the demo drive: GTK3, Qt5, Chromium; the GTK3 and Qt5 form
 # fixtures (tests/fixtures/form_*.py) run on Debian's Python bindings of both toolkits.
-APPS=(gtk-3-examples featherpad chromium fonts-liberation gir1.2-gtk-3.0 python3-pyqt5)
+# The web widget fixtures load jQuery and jQuery UI from Debian (libjs-jquery-ui).
+APPS=(gtk-3-examples featherpad chromium fonts-liberation gir1.2-gtk-3.0 python3-pyqt5 libjs-jquery-ui)
 # Peers the benchmark compares against (pyatspi, xdotool, ImageMagick) and test helpers.
 PEERS=(python3-pyatspi gir1.2-atspi-2.0 python3-gi xdotool imagemagick xclip)
 # The MCP clients the tests use come from PyPI and npm (scripts/install-test-tools.sh);

@@ -56,6 +56,7 @@ fn click(id: u32) -> ActionRequest {
         Action::Click {
             button: Button::Left,
             count: 1,
+            modifiers: Vec::new(),
         },
     )
 }

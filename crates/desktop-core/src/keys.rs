@@ -85,6 +85,65 @@ fn modifier(word: &str) -> Option<Modifier> {
     })
 }
 
+/// A key sequence as faces take it: combos tapped in turn, given as separate words or
+/// separated by spaces within one (`["tab", "tab enter"]`), the whole run `repeat` times.
+pub fn sequence<'a>(words: impl IntoIterator<Item = &'a str>, repeat: u32) -> Result<Vec<Combo>> {
+    if repeat == 0 || repeat > MAX_REPEAT {
+        return Err(Error::invalid_args(format!(
+            "repeat must be 1 to {MAX_REPEAT}, not {repeat}"
+        )));
+    }
+    let one: Vec<Combo> = words
+        .into_iter()
+        .flat_map(str::split_whitespace)
+        .map(Combo::parse)
+        .collect::<Result<_>>()?;
+    if one.is_empty() {
+        return Err(Error::new(ErrorCode::InvalidKey, "no key to press")
+            .suggest("Give one or more combos: enter, tab tab enter, ctrl+s"));
+    }
+    Ok((0..repeat).flat_map(|_| one.iter().cloned()).collect())
+}
+
+/// Most taps of one sequence's repeat (a slider's whole range, a long list).
+pub const MAX_REPEAT: u32 = 200;
+
+/// The modifiers held around a click, written `ctrl`, `ctrl,shift` or `ctrl+shift` (one
+/// word per item of `words`, each item may hold several). Repeats are refused.
+pub fn parse_modifiers<'a>(words: impl IntoIterator<Item = &'a str>) -> Result<Vec<Modifier>> {
+    let mut out = Vec::new();
+    for word in words
+        .into_iter()
+        .flat_map(|w| w.split([',', '+']))
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+    {
+        let m = modifier(&word.to_lowercase()).ok_or_else(|| {
+            Error::invalid_args(format!("`{word}` is not a modifier"))
+                .suggest("Modifiers: ctrl shift alt super meta altgr, e.g. ctrl or ctrl,shift")
+        })?;
+        if out.contains(&m) {
+            return Err(Error::invalid_args(format!("the modifier `{word}` is repeated")));
+        }
+        out.push(m);
+    }
+    Ok(out)
+}
+
+impl Modifier {
+    /// The name written in combos and results (`ctrl`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Modifier::Ctrl => "ctrl",
+            Modifier::Shift => "shift",
+            Modifier::Alt => "alt",
+            Modifier::Super => "super",
+            Modifier::Meta => "meta",
+            Modifier::AltGr => "altgr",
+        }
+    }
+}
+
 fn bad(combo: &str, why: &str) -> Error {
     Error::new(ErrorCode::InvalidKey, format!("bad key combo `{combo}`: {why}")).suggest(
         "Write modifiers and one key joined by '+': ctrl+shift+t, alt+f4, enter, super, f5, ctrl+plus. \
@@ -162,6 +221,32 @@ impl Combo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sequences_split_words_and_repeat() {
+        let s = sequence(["tab tab", "enter"], 2).unwrap();
+        assert_eq!(s.len(), 6);
+        assert_eq!(s[2].key, Key::Named("Return"));
+        assert!(sequence(["  "], 1).is_err());
+        assert!(sequence(["down"], 0).is_err());
+        assert!(sequence(["down"], MAX_REPEAT + 1).is_err());
+        assert!(sequence(["ctrl+"], 1).is_err());
+    }
+
+    #[test]
+    fn modifier_lists_parse_and_refuse_repeats_and_strangers() {
+        assert_eq!(
+            parse_modifiers(["ctrl,Shift"]).unwrap(),
+            [Modifier::Ctrl, Modifier::Shift]
+        );
+        assert_eq!(
+            parse_modifiers(["alt", "super+meta"]).unwrap(),
+            [Modifier::Alt, Modifier::Super, Modifier::Meta]
+        );
+        assert!(parse_modifiers(["ctrl,ctrl"]).is_err());
+        assert!(parse_modifiers(["hyper"]).is_err());
+        assert!(parse_modifiers(Vec::<&str>::new()).unwrap().is_empty());
+    }
 
     #[test]
     fn combos_parse() {

@@ -11,6 +11,7 @@ pub mod fake;
 #[cfg(test)]
 mod fake_tests;
 pub mod filter;
+pub mod hint;
 pub mod keys;
 pub mod model;
 pub mod node;

@@ -5,7 +5,7 @@
 //! what every backend may assume.
 
 use crate::error::{Error, Result};
-use crate::keys::Combo;
+use crate::keys::{Combo, Modifier};
 use crate::model::Target;
 use crate::role::{Role, SHORT_NAMES};
 use serde::{Deserialize, Serialize};
@@ -106,8 +106,13 @@ pub enum Aim {
 /// What to do there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
-    /// `count` clicks; a plain left click on an element uses its own action.
-    Click { button: Button, count: u32 },
+    /// `count` clicks with `modifiers` held (pressed in order, released in reverse whatever
+    /// happens); a plain left click on an element uses its own action.
+    Click {
+        button: Button,
+        count: u32,
+        modifiers: Vec<Modifier>,
+    },
     /// The pointer onto it.
     Hover,
     /// Text into the element (focused first; appended, or replacing its text), or where the
@@ -252,6 +257,7 @@ mod tests {
                 Action::Click {
                     button: Button::Left,
                     count: 2,
+                    modifiers: vec![Modifier::Ctrl],
                 },
             ),
             req(

@@ -385,6 +385,41 @@ impl<'a> Keyboard<'a> {
         self.restore()
     }
 
+    /// Runs `f` with `mods` held down. They go up in reverse order whatever `f` returns, so
+    /// an error never leaves a modifier pressed (no await in between: a timeout cannot
+    /// interrupt it either).
+    pub fn holding<T>(&mut self, mods: &[Modifier], f: impl FnOnce(&X) -> Result<T>) -> Result<T> {
+        let mut down = Vec::new();
+        let mut pressed = Ok(());
+        for m in mods {
+            match self.code_for(modifier_keysym(*m)) {
+                Ok((code, _)) => match self.x.fake(KEY_PRESS, code, 0, 0) {
+                    Ok(()) => down.push(code),
+                    Err(e) => {
+                        pressed = Err(e);
+                        break;
+                    }
+                },
+                Err(e) => {
+                    pressed = Err(e);
+                    break;
+                }
+            }
+        }
+        let out = pressed.and_then(|()| f(self.x));
+        let mut released = Ok(());
+        for &code in down.iter().rev() {
+            if let Err(e) = self.x.fake(KEY_RELEASE, code, 0, 0) {
+                released = Err(e);
+            }
+        }
+        let synced = self.x.sync();
+        let out = out?;
+        released?;
+        synced?;
+        Ok(out)
+    }
+
     /// Unbinds the temporary key codes.
     fn restore(&mut self) -> Result<()> {
         let none = vec![NO_SYMBOL; self.per_keycode];

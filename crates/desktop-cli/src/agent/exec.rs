@@ -5,6 +5,7 @@
 use super::screen::Screen;
 use super::tools::{Act, Space, Spot};
 use crate::commands::clip;
+use desktop_core::keys;
 use desktop_core::request::{Action, ActionRequest, Aim, Element};
 use desktop_core::watch::WaitRequest;
 use desktop_core::Desktop;
@@ -77,12 +78,23 @@ pub async fn run<D: Desktop>(
         })
     };
     match act {
-        Act::Click { at, button, double } => {
+        Act::Click {
+            at,
+            button,
+            double,
+            modifiers,
+        } => {
             let button: Button = button
                 .parse()
                 .map_err(|e: String| Error::invalid_args(e).suggest("Use left, right or middle"))?;
             let count = if *double { 2 } else { 1 };
-            act_on(d, &t, aim(screen, at)?, Action::Click { button, count }).await
+            let modifiers = keys::parse_modifiers(modifiers.iter().map(String::as_str))?;
+            let action = Action::Click {
+                button,
+                count,
+                modifiers,
+            };
+            act_on(d, &t, aim(screen, at)?, action).await
         }
         Act::TypeText { text, id: element } => {
             let at = element.map_or(Aim::Window, id);
@@ -93,9 +105,10 @@ pub async fn run<D: Desktop>(
             };
             act_on(d, &t, at, action).await
         }
-        Act::PressKeys { keys } => {
-            let combos = vec![desktop_core::keys::Combo::parse(keys)?];
-            act_on(d, &t, Aim::Window, Action::Press { combos }).await
+        Act::PressKeys { keys, repeat, id: at } => {
+            let combos = keys::sequence([keys.as_str()], *repeat)?;
+            let at = at.map_or(Aim::Window, id);
+            act_on(d, &t, at, Action::Press { combos }).await
         }
         Act::Scroll {
             direction,
@@ -232,7 +245,17 @@ pub fn describe(screen: &Screen, act: &Act) -> String {
         Spot::Point { x, y, .. } => format!("({x}, {y}) px"),
     };
     match act {
-        Act::Click { at, button, double } => {
+        Act::Click {
+            at,
+            button,
+            double,
+            modifiers,
+        } => {
+            let held = if modifiers.is_empty() {
+                String::new()
+            } else {
+                format!("{}+", modifiers.join("+"))
+            };
             let kind = if *double {
                 "double-click"
             } else if button == "left" {
@@ -240,7 +263,7 @@ pub fn describe(screen: &Screen, act: &Act) -> String {
             } else {
                 "click (right/middle)"
             };
-            format!("{kind} {}", spot(at))
+            format!("{held}{kind} {}", spot(at))
         }
         Act::TypeText { text, id } => {
             let shown = match id.and_then(|i| screen.element(i)).or_else(|| {
@@ -258,7 +281,15 @@ pub fn describe(screen: &Screen, act: &Act) -> String {
                 None => format!("type {shown}"),
             }
         }
-        Act::PressKeys { keys } => format!("press {keys}"),
+        Act::PressKeys { keys, repeat, id } => format!(
+            "press {keys}{}{}",
+            if *repeat > 1 {
+                format!(" ×{repeat}")
+            } else {
+                String::new()
+            },
+            id.map(|i| format!(" into {}", el(i))).unwrap_or_default()
+        ),
         Act::Scroll {
             direction,
             amount,
@@ -376,6 +407,7 @@ mod tests {
             at: Spot::Element(id("Save")),
             button: "left".into(),
             double: false,
+            modifiers: Vec::new(),
         };
         run_step(&d, &screen, click).unwrap();
         run_step(&d, &screen, Act::Toggle { id: id("Agree") }).unwrap();
@@ -400,6 +432,7 @@ mod tests {
             at: Spot::Element(id("Save")),
             button: "primary".into(),
             double: false,
+            modifiers: Vec::new(),
         };
         assert_eq!(
             run_step(&d, &screen, odd).unwrap_err().code,
@@ -414,6 +447,7 @@ mod tests {
             },
             button: "left".into(),
             double: false,
+            modifiers: Vec::new(),
         };
         assert_eq!(
             run_step(&d, &screen, point).unwrap_err().code,

@@ -76,10 +76,16 @@ fn rebind(
         }
     };
     Ok(match act {
-        Act::Click { at, button, double } => Act::Click {
+        Act::Click {
+            at,
+            button,
+            double,
+            modifiers,
+        } => Act::Click {
             at: spot("at", at)?,
             button,
             double,
+            modifiers,
         },
         Act::Scroll {
             direction,

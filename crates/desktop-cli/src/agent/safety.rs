@@ -53,6 +53,10 @@ fn is_terminal(app: &str, role: Option<&str>) -> bool {
 /// A key combo that reaches the system rather than the app: super, ctrl+alt+anything
 /// (ctrl+alt+del, VT switches), alt+f4, alt+tab, alt+sysrq.
 pub fn is_system_combo(keys: &str) -> bool {
+    keys.split_whitespace().any(is_system_one)
+}
+
+fn is_system_one(keys: &str) -> bool {
     let parts: Vec<String> = keys
         .to_lowercase()
         .split('+')
@@ -77,7 +81,7 @@ pub fn risk(step: &Step, place: &Place, allow_apps: &[String]) -> Option<String>
         Act::Launch { command } => {
             return Some(format!("launches a program: {}", command.join(" ")))
         }
-        Act::PressKeys { keys } if is_system_combo(keys) => {
+        Act::PressKeys { keys, .. } if is_system_combo(keys) => {
             return Some(format!("presses a system key combo: {keys}"))
         }
         Act::Done { .. } | Act::AskUser { .. } | Act::ClipboardGet | Act::WaitFor { .. } => {
@@ -213,7 +217,9 @@ mod tests {
         .is_some());
         assert!(risk(
             &step(Act::PressKeys {
-                keys: "ctrl+alt+delete".into()
+                keys: "ctrl+alt+delete".into(),
+                repeat: 1,
+                id: None,
             }),
             &gedit,
             &[]
@@ -221,7 +227,9 @@ mod tests {
         .is_some());
         assert!(risk(
             &step(Act::PressKeys {
-                keys: "Super".into()
+                keys: "Super".into(),
+                repeat: 1,
+                id: None,
             }),
             &gedit,
             &[]
@@ -229,7 +237,9 @@ mod tests {
         .is_some());
         assert!(risk(
             &step(Act::PressKeys {
-                keys: "ctrl+s".into()
+                keys: "ctrl+s".into(),
+                repeat: 1,
+                id: None,
             }),
             &gedit,
             &[]

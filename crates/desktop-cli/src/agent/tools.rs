@@ -27,13 +27,19 @@ pub enum Act {
         at: Spot,
         button: String,
         double: bool,
+        /// Keys held during the click (`ctrl`, `shift`, ...), checked when it runs.
+        modifiers: Vec<String>,
     },
     TypeText {
         text: String,
         id: Option<u32>,
     },
     PressKeys {
+        /// Combos separated by spaces, tapped in turn.
         keys: String,
+        repeat: u32,
+        /// The element the keys go into (focused first); none: where the focus is.
+        id: Option<u32>,
     },
     Scroll {
         direction: String,
@@ -128,11 +134,14 @@ pub fn catalogue() -> Vec<ToolSpec> {
             ("x", num("Point x (when no id).")), ("y", num("Point y (when no id).")),
             ("space", choice(&["image", "normalized"], SPACE)),
             ("button", choice(&["left", "right", "middle"], "Mouse button (null = left).")),
-            ("double", nullable("boolean", "Double-click.")), why()]) },
+            ("double", nullable("boolean", "Double-click.")),
+            ("modifiers", json!({"type": ["array", "null"], "items": {"type": "string", "enum": ["ctrl", "shift", "alt", "super"]}, "description": "Keys held during the click: ctrl adds to a selection, shift selects a range (null = none)."})), why()]) },
         ToolSpec { name: "type_text", description: "Type text, into the element with this id (focused first) or where the keyboard focus is.", schema: object(vec![
             ("text", string("The text to type.")), ("id", id("Element to type into; null = the focused element.")), why()]) },
-        ToolSpec { name: "press_keys", description: "Press a key combo: enter, tab, escape, ctrl+a, shift+tab, f5.", schema: object(vec![
-            ("keys", string("The combo, keys joined by +.")), why()]) },
+        ToolSpec { name: "press_keys", description: "Press key combos in turn: enter, tab tab enter, escape, ctrl+a, shift+tab, f5.", schema: object(vec![
+            ("keys", string("Combos separated by spaces, each with keys joined by +.")),
+            ("repeat", nullable("integer", "Press the whole sequence this many times (null = 1, at most 200).")),
+            ("id", id("Element to press the keys into (focused first); null = where the focus is.")), why()]) },
         ToolSpec { name: "scroll", description: "Turn the mouse wheel inside an element, at a point, or in the middle of the window.", schema: object(vec![
             ("direction", json!({"type": "string", "enum": ["up", "down", "left", "right"]})),
             ("amount", nullable("integer", "Wheel notches (null = 3).")),
@@ -213,6 +222,20 @@ impl<'a> Args<'a> {
                 .filter(|f| f.is_finite())
                 .map(Some)
                 .ok_or_else(|| format!("{}: {k} must be a number, not {v}", self.tool)),
+        }
+    }
+    fn strs(&self, k: &str) -> Result<Vec<String>, String> {
+        match self.get(k) {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| format!("{}: {k} must hold strings, not {v}", self.tool))
+                })
+                .collect(),
+            Some(v) => Err(format!("{}: {k} must be a list of strings, not {v}", self.tool)),
         }
     }
     fn bool(&self, k: &str) -> Result<bool, String> {
@@ -298,6 +321,7 @@ pub fn parse(call: &Call) -> Result<Step, String> {
             at: need(a.spot("id", "x", "y")?, "an id, or x and y")?,
             button: a.str("button")?.unwrap_or_else(|| "left".into()),
             double: a.bool("double")?,
+            modifiers: a.strs("modifiers")?,
         },
         "type_text" => Act::TypeText {
             text: a.need_str("text")?,
@@ -305,6 +329,8 @@ pub fn parse(call: &Call) -> Result<Step, String> {
         },
         "press_keys" => Act::PressKeys {
             keys: a.need_str("keys")?,
+            repeat: a.id("repeat")?.unwrap_or(1),
+            id: a.id("id")?,
         },
         "scroll" => Act::Scroll {
             direction: a.need_str("direction")?,
@@ -420,7 +446,8 @@ mod tests {
             Act::Click {
                 at: Spot::Element(4),
                 button: "left".into(),
-                double: false
+                double: false,
+                modifiers: Vec::new(),
             }
         );
         let p = parse(&call(

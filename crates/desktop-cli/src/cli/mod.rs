@@ -321,6 +321,10 @@ pub struct ClickArgs {
     /// Double-click.
     #[arg(long)]
     pub double: bool,
+    /// Keys held during the click: ctrl, shift, alt, super (comma-separated), e.g.
+    /// ctrl to add to a selection, shift for a range. Always released afterwards.
+    #[arg(long, value_name = "MODS")]
+    pub modifiers: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -356,7 +360,7 @@ pub struct PressArgs {
     #[arg(required = true, num_args = 1.., value_name = "COMBO")]
     pub combos: Vec<String>,
     /// Tap the combos this many times.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=200))]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(desktop_core::keys::MAX_REPEAT)))]
     pub repeat: u32,
     /// Give this element (id from the last read) the focus first, and press the keys into it.
     #[arg(long)]

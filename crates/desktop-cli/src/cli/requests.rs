@@ -8,7 +8,7 @@ use super::{
 };
 use desktop_core::diff::Ignore;
 use desktop_core::filter::{parse_rect, parse_roles};
-use desktop_core::keys::Combo;
+use desktop_core::keys::{self, Combo};
 use desktop_core::request::{Action, ActionRequest, Aim, Element};
 use desktop_core::shot::Encoding;
 use desktop_core::watch::{ObserveRequest, ShotRequest, WaitRequest};
@@ -52,13 +52,6 @@ fn point(x: Option<i32>, y: Option<i32>) -> Option<Aim> {
     Some(Aim::Point { x: x?, y: y? })
 }
 
-fn combos(words: &[String], repeat: u32) -> Result<Vec<Combo>> {
-    let one: Vec<Combo> = words
-        .iter()
-        .map(|c| Combo::parse(c))
-        .collect::<Result<_>>()?;
-    Ok((0..repeat).flat_map(|_| one.iter().cloned()).collect())
-}
 
 impl ClickArgs {
     pub fn request(&self) -> Result<ActionRequest> {
@@ -73,12 +66,17 @@ impl ClickArgs {
             Action::Click {
                 button: self.button,
                 count,
+                modifiers: keys::parse_modifiers(self.modifiers.as_deref())?,
             },
         ))
     }
 
     /// `hover` takes the same arguments as `click`.
     pub fn hover_request(&self) -> Result<ActionRequest> {
+        if self.modifiers.is_some() || self.double {
+            return Err(Error::invalid_args("hover moves the pointer only: it takes no modifiers and no double")
+                .suggest("To click with keys held: click --id N --modifiers ctrl"));
+        }
         let aim = match point(self.x, self.y) {
             Some(p) => p,
             None => self.element.required()?,
@@ -131,7 +129,7 @@ impl PressArgs {
             self.target.target(),
             aim,
             Action::Press {
-                combos: combos(&self.combos, self.repeat)?,
+                combos: keys::sequence(self.combos.iter().map(String::as_str), self.repeat)?,
             },
         ))
     }

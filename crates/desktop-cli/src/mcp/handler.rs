@@ -187,42 +187,15 @@ impl Server {
                 }
                 .await)
             }
-            "click" => {
-                let req = args::<p::Click>(&tool, raw)?.request();
-                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
-            }
-            "type" => {
-                let req = args::<p::Type>(&tool, raw)?.request();
-                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
-            }
-            "press" => {
-                let req = args::<p::Press>(&tool, raw)?.request();
-                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
-            }
-            "focus" => {
-                let req = args::<p::Focus>(&tool, raw)?.request();
-                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
-            }
-            "scroll" => {
-                let req = args::<p::Scroll>(&tool, raw)?.request();
-                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
-            }
-            "drag" => {
-                let req = args::<p::Drag>(&tool, raw)?.request();
-                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
-            }
-            "set_value" => {
-                let req = args::<p::SetValue>(&tool, raw)?.request();
-                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
-            }
-            "toggle" => {
-                let req = args::<p::Toggle>(&tool, raw)?.request();
-                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
-            }
-            "action" => {
-                let req = args::<p::Action>(&tool, raw)?.request();
-                on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
-            }
+            "click" => self.act(&tool, raw, p::Click::request).await,
+            "type" => self.act(&tool, raw, p::Type::request).await,
+            "press" => self.act(&tool, raw, p::Press::request).await,
+            "focus" => self.act(&tool, raw, p::Focus::request).await,
+            "scroll" => self.act(&tool, raw, p::Scroll::request).await,
+            "drag" => self.act(&tool, raw, p::Drag::request).await,
+            "set_value" => self.act(&tool, raw, p::SetValue::request).await,
+            "toggle" => self.act(&tool, raw, p::Toggle::request).await,
+            "action" => self.act(&tool, raw, p::Action::request).await,
             "launch" => {
                 let a: p::Launch = args(&tool, raw)?;
                 let wait = Duration::from_secs(a.wait_s.unwrap_or(20).clamp(1, 50));
@@ -284,6 +257,17 @@ impl Server {
             }
             _ => Err(Error::invalid_args(format!("no tool {name:?}"))),
         }
+    }
+
+    /// An action tool: its arguments become the core's request, which the desktop carries out.
+    async fn act<P: DeserializeOwned>(
+        &self,
+        tool: &Tool,
+        raw: Option<Map<String, Value>>,
+        request: fn(P) -> Result<desktop_core::ActionRequest>,
+    ) -> Result<CallToolResult> {
+        let req = request(args::<P>(tool, raw)?);
+        on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
     }
 
     /// Progress notifications once a second while a long call runs, when the client asked

@@ -96,6 +96,10 @@ pub struct Click {
     /// Double-click.
     #[serde(default)]
     pub double: bool,
+    /// Keys held during the click: "ctrl" (add to a selection), "shift" (a range), "alt",
+    /// "super". Always released afterwards.
+    #[serde(default)]
+    pub modifiers: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -117,8 +121,30 @@ pub struct Type {
 pub struct Press {
     #[serde(flatten)]
     pub target: Target,
-    /// Key combo: "ctrl+s", "enter", "shift+tab", "alt+f4", "super", "f5".
-    pub keys: String,
+    /// Key combos tapped in turn: ["tab", "tab", "enter"], or one string "ctrl+s",
+    /// "down down enter", "shift+tab", "alt+f4", "super", "f5".
+    pub keys: Keys,
+    /// Tap the whole sequence this many times (default 1, at most 200).
+    pub repeat: Option<u32>,
+    /// Focus this element (id from the last read) first and press the keys into it.
+    pub id: Option<u32>,
+}
+
+/// One combo string (several separated by spaces) or a list of them.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Keys {
+    List(Vec<String>),
+    One(String),
+}
+
+impl Keys {
+    pub fn words(&self) -> Vec<&str> {
+        match self {
+            Keys::List(l) => l.iter().map(String::as_str).collect(),
+            Keys::One(s) => vec![s.as_str()],
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

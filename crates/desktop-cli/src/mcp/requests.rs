@@ -3,7 +3,7 @@
 use super::params as p;
 use desktop_core::diff::Ignore;
 use desktop_core::filter::{parse_rect, parse_roles};
-use desktop_core::keys::Combo;
+use desktop_core::keys;
 use desktop_core::request::{Action, ActionRequest, Aim, Element};
 use desktop_core::shot::Encoding;
 use desktop_core::watch::{ObserveRequest, ShotRequest, WaitRequest};
@@ -57,7 +57,11 @@ impl p::Click {
         Ok(ActionRequest::new(
             self.target.target(),
             aim,
-            Action::Click { button, count },
+            Action::Click {
+                button,
+                count,
+                modifiers: keys::parse_modifiers(self.modifiers.iter().map(String::as_str))?,
+            },
         ))
     }
 }
@@ -81,20 +85,13 @@ impl p::Type {
 
 impl p::Press {
     pub fn request(self) -> Result<ActionRequest> {
-        // One combo, or several separated by spaces: "tab tab enter".
-        let combos = self
-            .keys
-            .split_whitespace()
-            .map(Combo::parse)
-            .collect::<Result<Vec<_>>>()?;
-        let combos = if combos.is_empty() {
-            vec![Combo::parse(&self.keys)?]
-        } else {
-            combos
-        };
+        let combos = keys::sequence(self.keys.words(), self.repeat.unwrap_or(1))?;
+        let aim = self
+            .id
+            .map_or(Aim::Window, |i| Aim::Element(Element::Id(i)));
         Ok(ActionRequest::new(
             self.target.target(),
-            Aim::Window,
+            aim,
             Action::Press { combos },
         ))
     }

@@ -15,6 +15,7 @@ use resolve::probe;
 use crate::bus::{Bus, ACTION, COMPONENT};
 use crate::{app_error, LinuxDesktop};
 use desktop_core::action::{Acted, ActionResult, ElementState, Route};
+use desktop_core::keys::Modifier;
 use desktop_core::{Button, Caps, Error, ErrorCode, Node, Rect, Result, Role, States};
 use settle::{Expect, Watch};
 
@@ -184,17 +185,25 @@ impl LinuxDesktop {
         Ok(())
     }
 
-    /// `click`: the default accessibility action for a plain left click, XTest otherwise.
-    pub async fn click(&self, live: &Live, button: Button, count: u32) -> Result<ActionResult> {
+    /// `click`: the default accessibility action for a plain left click, XTest otherwise
+    /// (with the modifiers held around it).
+    pub async fn click(
+        &self,
+        live: &Live,
+        button: Button,
+        count: u32,
+        modifiers: &[Modifier],
+    ) -> Result<ActionResult> {
         Self::check_enabled(live)?;
         let before = ElementState::of(&live.node);
         let watch = Watch::start(live).await;
-        let plain = button == Button::Left && count == 1;
+        let plain = button == Button::Left && count == 1 && modifiers.is_empty();
         let route = if plain && self.default_action(live, &[]).await? {
             Route::A11y
         } else {
             let (x, y) = self.input_point(live)?;
-            self.x()?.click(x, y, button, count)?;
+            let xc = self.x()?;
+            crate::input::Keyboard::new(xc)?.holding(modifiers, |xc| xc.click(x, y, button, count))?;
             Route::Input
         };
         // Only a single plain click has a predictable effect on a check box.
@@ -205,6 +214,7 @@ impl LinuxDesktop {
         };
         self.finish(live, "click", route, expect, watch, &before)
             .await
+            .map(|r| request::with_modifiers(r, modifiers))
     }
 
     /// `hover`: the pointer onto the element's center (the window raised, the element checked).

@@ -2,6 +2,8 @@
 //! element by id or text, a screen point, a window), and handed to the action's own code.
 
 use super::{text::TypeOptions, Live};
+use crate::input::Keyboard;
+use desktop_core::keys::Modifier;
 use crate::LinuxDesktop;
 use desktop_core::action::{ActionResult, Effect, Route};
 use desktop_core::refs::RefMap;
@@ -16,12 +18,19 @@ impl LinuxDesktop {
         req.validate()?;
         let scope = &req.scope;
         match (&req.aim, &req.action) {
-            (Aim::Point { x, y }, Action::Click { button, count }) => {
+            (
+                Aim::Point { x, y },
+                Action::Click {
+                    button,
+                    count,
+                    modifiers,
+                },
+            ) => {
                 let xc = self.x()?;
                 xc.check_on_screen(*x, *y)?;
                 self.raise_scoped(scope).await?;
-                xc.click(*x, *y, *button, *count)?;
-                let r = ActionResult::new("click", Route::Input)
+                Keyboard::new(xc)?.holding(modifiers, |xc| xc.click(*x, *y, *button, *count))?;
+                let r = with_modifiers(ActionResult::new("click", Route::Input), modifiers)
                     .with("x", *x)
                     .with("y", *y);
                 self.at_point(r, (*x, *y)).await
@@ -123,7 +132,11 @@ impl LinuxDesktop {
     /// An action on one element, found and checked just now.
     async fn on_element(&self, live: &Live, action: &Action) -> Result<ActionResult> {
         match action {
-            Action::Click { button, count } => self.click(live, *button, *count).await,
+            Action::Click {
+                button,
+                count,
+                modifiers,
+            } => self.click(live, *button, *count, modifiers).await,
             Action::Hover => self.hover(live).await,
             Action::Type {
                 text,
@@ -254,6 +267,14 @@ impl LinuxDesktop {
         r.timing.push(("settle", ms));
         Ok(r)
     }
+}
+
+/// Says which modifiers a click held (nothing when none).
+pub(super) fn with_modifiers(r: ActionResult, mods: &[Modifier]) -> ActionResult {
+    if mods.is_empty() {
+        return r;
+    }
+    r.with("modifiers", mods.iter().map(|m| m.name()).collect::<Vec<_>>())
 }
 
 fn window_id(w: &WindowInfo) -> Option<u32> {
