@@ -103,21 +103,35 @@ pub fn retain(
 
 /// Drops what is hidden and what lies below `--depth`, before anything else is fetched.
 pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
+    let mut nodes = nodes;
+    if f.visible_only {
+        count_scrolled_out(&mut nodes);
+    }
     let nodes = cut_depth(nodes, f.depth.unwrap_or(u32::MAX), 1);
     let nodes = if f.visible_only {
+        let needle = f.text.as_deref().map(str::to_lowercase);
         retain(nodes, 1, &mut |n, _| {
             if n.states.contains(States::SHOWING) {
-                Keep::Node
-            } else {
-                Keep::Drop
+                return Keep::Node;
+            }
+            // A text search finds what is scrolled out of view, and says so.
+            match &needle {
+                Some(t) if matches_text(n, t) || !n.children.is_empty() => Keep::Node,
+                _ => Keep::Drop,
             }
         })
     } else {
         nodes
     };
+    let mut nodes = nodes;
+    if f.visible_only {
+        mark_out_of_view(&mut nodes, false);
+    }
     // Labels first, so a button whose name lives in a text child keeps it through
     // `--roles` and `-i`, which would drop the child.
-    let mut nodes = if f.full { nodes } else { absorb_all(nodes) };
+    if !f.full {
+        nodes = absorb_all(nodes);
+    }
     if let Some(roles) = &f.roles {
         nodes = retain(nodes, 1, &mut |n, _| {
             if roles.contains(&n.role) {
@@ -133,7 +147,7 @@ pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
                 Keep::Node
             } else if n.children.is_empty() {
                 Keep::Drop
-            } else if n.name.is_empty() {
+            } else if n.name.is_empty() && n.more == 0 {
                 Keep::Hoist
             } else {
                 Keep::Node
@@ -154,6 +168,48 @@ pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
     nodes
 }
 
+/// Roles whose children scroll within them: what is out of view there is counted.
+fn scrolls_children(n: &Node) -> bool {
+    use crate::role::Role;
+    matches!(
+        n.role,
+        Role::List | Role::Table | Role::Tree | Role::Menu | Role::TabList | Role::Web
+    ) || n.states.contains(States::MANAGES_DESCENDANTS)
+}
+
+/// Sets `more` on showing list-like containers: how many of their children are not showing
+/// (scrolled out of view), or not reported at all (a container managing its descendants).
+fn count_scrolled_out(nodes: &mut [Node]) {
+    for n in nodes {
+        if n.states.contains(States::SHOWING) && scrolls_children(n) {
+            let hidden = n
+                .children
+                .iter()
+                .filter(|c| !c.states.contains(States::SHOWING))
+                .count();
+            // Toolkits report only the visible rows of such a container (or the reader
+            // stopped at its cap): the rest are unreported.
+            let unreported =
+                if n.states.contains(States::MANAGES_DESCENDANTS) && n.child_count != u32::MAX {
+                    (n.child_count as usize).saturating_sub(n.children.len())
+                } else {
+                    0
+                };
+            n.more = u32::try_from(hidden + unreported).unwrap_or(u32::MAX);
+        }
+        count_scrolled_out(&mut n.children);
+    }
+}
+
+/// Marks what a text search kept although it is not showing.
+fn mark_out_of_view(nodes: &mut [Node], parent_out: bool) {
+    for n in nodes {
+        n.out_of_view = parent_out || !n.states.contains(States::SHOWING);
+        let out = n.out_of_view;
+        mark_out_of_view(&mut n.children, out);
+    }
+}
+
 fn cut_depth(mut nodes: Vec<Node>, max: u32, depth: u32) -> Vec<Node> {
     for n in &mut nodes {
         if depth >= max {
@@ -171,7 +227,16 @@ pub fn spatial_and_text(nodes: Vec<Node>, f: &Filters, screen: Option<Rect>) -> 
     let mut nodes = nodes;
     if f.visible_only {
         if let Some(screen) = screen {
-            nodes = keep_within(nodes, screen);
+            nodes = retain(nodes, 1, &mut |n, _| {
+                let inside = n
+                    .bounds
+                    .is_some_and(|b| b.is_valid() && b.intersects(&screen));
+                if inside || n.out_of_view || !n.children.is_empty() {
+                    Keep::Node
+                } else {
+                    Keep::Drop
+                }
+            });
         }
     }
     if let Some(bbox) = f.bbox {
@@ -207,7 +272,10 @@ pub fn keep_within(nodes: Vec<Node>, area: Rect) -> Vec<Node> {
 pub fn matches_text(n: &Node, needle_lower: &str) -> bool {
     let hit = |s: &str| !s.is_empty() && s.to_lowercase().contains(needle_lower);
     // A secure element's value must not be discoverable by probing with --text.
-    hit(&n.name) || hit(&n.description) || (!n.is_secure() && n.value.as_deref().is_some_and(hit))
+    hit(&n.name)
+        || hit(&n.description)
+        || hit(&n.hint)
+        || (!n.is_secure() && n.value.as_deref().is_some_and(hit))
 }
 
 fn may_have_value(n: &Node) -> bool {
@@ -262,6 +330,8 @@ pub fn is_pass_through(n: &Node) -> bool {
     let notable = States::FOCUSED | States::SELECTED | States::CHECKED | States::EXPANDED;
     n.name.is_empty()
         && n.description.is_empty()
+        && n.hint.is_empty()
+        && n.more == 0
         && !n.is_interactive()
         && n.states.bits() & notable.bits() == 0
         && (n.role.is_structural() || n.role.is_text())
@@ -270,6 +340,8 @@ pub fn is_pass_through(n: &Node) -> bool {
 fn simplify_decision(n: &Node) -> Keep {
     let says_something = !n.name.is_empty()
         || !n.description.is_empty()
+        || !n.hint.is_empty()
+        || n.more > 0
         || n.value.as_deref().is_some_and(|v| !v.is_empty())
         || n.is_interactive();
     if says_something {
@@ -295,8 +367,24 @@ fn absorb_labels(n: &mut Node) {
     for c in &mut n.children {
         absorb_labels(c);
     }
+    // An icon-only control's tooltip (GTK3 and Qt5 report it as the description).
+    if n.hint.is_empty()
+        && crate::node::wordless(&n.name)
+        && !n.description.is_empty()
+        && n.is_interactive()
+    {
+        n.hint = n.description.trim().to_string();
+    }
     if n.name.is_empty() && n.is_interactive() && n.children.len() == 1 {
         let c = &n.children[0];
+        if c.role.is_text() && c.children.is_empty() && crate::node::wordless(&c.name) {
+            // An icon glyph (`♡`): the hint says more; the glyph is a hint only without one.
+            if n.hint.is_empty() {
+                n.hint = c.name.trim().to_string();
+            }
+            n.children.clear();
+            return;
+        }
         if c.role.is_text() && c.children.is_empty() && !c.name.is_empty() {
             n.name = c.name.clone();
             n.name_from_child = true;

@@ -106,9 +106,11 @@ fn is_noise(word: &str) -> bool {
         return true;
     }
     let lower = w.to_ascii_lowercase();
-    if ["css-", "sc-", "jsx-", "svelte-", "emotion-", "ember", "ng-", "v-"]
-        .iter()
-        .any(|p| lower.starts_with(p))
+    if [
+        "css-", "sc-", "jsx-", "svelte-", "emotion-", "ember", "ng-", "v-",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p))
     {
         return true;
     }
@@ -116,7 +118,9 @@ fn is_noise(word: &str) -> bool {
     let upper = w.chars().filter(char::is_ascii_uppercase).count();
     let lower_n = w.chars().filter(char::is_ascii_lowercase).count();
     // A person's word has few digits, and upper case only at word starts.
-    digits >= 3 || (digits > 0 && upper > 0 && lower_n > 0) || (upper >= 2 && lower_n >= 2 && !w.contains(['-', '_']) && upper * 2 >= lower_n)
+    digits >= 3
+        || (digits > 0 && upper > 0 && lower_n > 0)
+        || (upper >= 2 && lower_n >= 2 && !w.contains(['-', '_']) && upper * 2 >= lower_n)
 }
 
 /// The file name of an address without its extension: `/img/avatar-ada.png?x=1` → avatar-ada.
@@ -155,7 +159,10 @@ mod tests {
         let a = attrs(&[("title", "Like this post"), ("class", "icon like")]);
         assert_eq!(from_clues(&a, None).as_deref(), Some("Like this post"));
         let a = attrs(&[("class", "icon like")]);
-        assert_eq!(from_clues(&a, Some("/x/share.html")).as_deref(), Some("share"));
+        assert_eq!(
+            from_clues(&a, Some("/x/share.html")).as_deref(),
+            Some("share")
+        );
         assert_eq!(from_clues(&a, None).as_deref(), Some("like"));
         let a = attrs(&[("id", "src"), ("class", "folder")]);
         assert_eq!(from_clues(&a, None).as_deref(), Some("src folder"));
@@ -167,17 +174,17 @@ mod tests {
     fn generated_noise_is_left_out() {
         let a = attrs(&[
             ("id", ":r3:"),
-            ("class", "css-1x9kq2 sc-bdVaJa jsx-2817 _3Xk9a fa fa-heart btn"),
+            (
+                "class",
+                "css-1x9kq2 sc-bdVaJa jsx-2817 _3Xk9a fa fa-heart btn",
+            ),
         ]);
         assert_eq!(from_clues(&a, None).as_deref(), Some("heart"));
         let a = attrs(&[("class", "css-1x9kq2 Xk9aQ3b")]);
         assert_eq!(from_clues(&a, None), None);
         assert_eq!(from_clues(&HashMap::new(), None), None);
         let a = attrs(&[("class", "ui-slider-handle ui-corner-all ui-state-default")]);
-        assert_eq!(
-            from_clues(&a, None).as_deref(),
-            Some("ui-slider-handle")
-        );
+        assert_eq!(from_clues(&a, None).as_deref(), Some("ui-slider-handle"));
     }
 
     #[test]
@@ -185,6 +192,9 @@ mod tests {
         let long = "a ".repeat(60);
         let a = attrs(&[("aria-label", long.as_str())]);
         assert!(from_clues(&a, None).unwrap().chars().count() <= MAX_CHARS + 1);
-        assert_eq!(from_clues(&HashMap::new(), Some("data:image/png;base64,xx")), None);
+        assert_eq!(
+            from_clues(&HashMap::new(), Some("data:image/png;base64,xx")),
+            None
+        );
     }
 }

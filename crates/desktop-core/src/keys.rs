@@ -123,7 +123,9 @@ pub fn parse_modifiers<'a>(words: impl IntoIterator<Item = &'a str>) -> Result<V
                 .suggest("Modifiers: ctrl shift alt super meta altgr, e.g. ctrl or ctrl,shift")
         })?;
         if out.contains(&m) {
-            return Err(Error::invalid_args(format!("the modifier `{word}` is repeated")));
+            return Err(Error::invalid_args(format!(
+                "the modifier `{word}` is repeated"
+            )));
         }
         out.push(m);
     }

@@ -197,6 +197,23 @@ pub struct Node {
     pub handle: Handle,
     /// The name was lifted from a lone text child (the toolkit reports none itself).
     pub name_from_child: bool,
+    /// A short word or two for an element without a name an agent can use (`like`,
+    /// `src folder`): see [`crate::hint`]. Empty when the element has a name or no clue.
+    pub hint: String,
+    /// The toolkit says the element reacts to a click although its role is not a control
+    /// (a `<span>` icon with a click handler).
+    pub clickable: bool,
+    /// Children of this list-like container left out because they are scrolled out of view.
+    pub more: u32,
+    /// The element is out of view (kept because a text search matched it).
+    pub out_of_view: bool,
+}
+
+/// Whether a name says nothing in words: empty, or only symbols and icon glyphs (`♡`, `⋯`,
+/// a private-use icon-font character).
+pub fn wordless(name: &str) -> bool {
+    // Private-use icon-font characters are not alphanumeric either.
+    !name.chars().any(char::is_alphanumeric)
 }
 
 impl Default for Role {
@@ -214,6 +231,7 @@ impl Node {
     /// Whether an agent can act on this element.
     pub fn is_interactive(&self) -> bool {
         self.role.is_interactive()
+            || self.clickable
             || self.states.contains(States::EDITABLE)
             || (self.states.contains(States::FOCUSABLE) && self.caps.contains(Caps::ACTION))
     }
@@ -242,6 +260,16 @@ impl Node {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wordless_names_are_symbols_only() {
+        assert!(wordless(""));
+        assert!(wordless("♡"));
+        assert!(wordless("▸ 🗎"));
+        assert!(wordless("\u{f004}"));
+        assert!(!wordless("Like"));
+        assert!(!wordless("5 ♡"));
+    }
 
     #[test]
     fn rect_parse_and_validity() {

@@ -5,7 +5,9 @@
 //! `f` focused (true), `e` enabled (false when disabled), `s` selected (true),
 //! `k` checked (true, or `"mixed"`), `x` expanded (true/false, only on expandable elements),
 //! `ro` read-only (true, on editable roles), `a` the element's accessibility actions
-//! (with `--actions`), `c` children.
+//! (with `--actions`), `h` hint (a word or two for an element without a name),
+//! `more` children of a list scrolled out of view, `out` out of view (found by text),
+//! `c` children.
 
 use crate::node::{Node, Rect, States};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
@@ -77,10 +79,13 @@ impl Serialize for Compact<'_> {
         if !n.name.is_empty() {
             m.serialize_entry("t", &n.name)?;
         }
+        if !n.hint.is_empty() {
+            m.serialize_entry("h", &n.hint)?;
+        }
         if let Some(v) = shown_value(n) {
             m.serialize_entry("v", v)?;
         }
-        if !n.description.is_empty() && n.description != n.name {
+        if !n.description.is_empty() && n.description != n.name && n.description != n.hint {
             m.serialize_entry("d", &n.description)?;
         }
         if let Some(b) = n.bounds.filter(Rect::is_valid) {
@@ -90,6 +95,12 @@ impl Serialize for Compact<'_> {
         let extra: Vec<&str> = shown_actions(n).collect();
         if !extra.is_empty() {
             m.serialize_entry("a", &extra)?;
+        }
+        if n.more > 0 {
+            m.serialize_entry("more", &n.more)?;
+        }
+        if n.out_of_view {
+            m.serialize_entry("out", &true)?;
         }
         if !self.flat && !n.children.is_empty() {
             m.serialize_entry("c", &Children(&n.children))?;
@@ -171,6 +182,9 @@ fn text_node(out: &mut String, n: &Node, depth: usize, bounds: bool) {
     if !n.name.is_empty() {
         let _ = write!(out, " {}", quote(&n.name));
     }
+    if !n.hint.is_empty() {
+        let _ = write!(out, " hint:{}", quote(&n.hint));
+    }
     if let Some(v) = shown_value(n) {
         let _ = write!(out, " = {}", quote(v));
     } else if n.is_secure() {
@@ -205,7 +219,13 @@ fn text_node(out: &mut String, n: &Node, depth: usize, bounds: bool) {
     if !extra.is_empty() {
         let _ = write!(out, " actions:{}", extra.join(","));
     }
-    if !n.description.is_empty() && n.description != n.name {
+    if n.more > 0 {
+        let _ = write!(out, " more:{}", n.more);
+    }
+    if n.out_of_view {
+        out.push_str(" out-of-view");
+    }
+    if !n.description.is_empty() && n.description != n.name && n.description != n.hint {
         let _ = write!(out, " -- {}", quote(&n.description));
     }
     out.push('\n');

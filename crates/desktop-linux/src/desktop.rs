@@ -2,7 +2,7 @@
 //! `act`, capturing and raising through X11, change notices from AT-SPI events.
 
 use crate::{app_error, events, sandbox};
-use crate::{apps, hydrate, identity, tree, windows, LinuxDesktop, LIST_BUDGET};
+use crate::{apps, clues, hydrate, identity, tree, windows, LinuxDesktop, LIST_BUDGET};
 use desktop_core::action::ActionResult;
 use desktop_core::backend::{Change, Changes, Found, ReadMemo};
 use desktop_core::filter;
@@ -217,7 +217,8 @@ async fn read_window_with(
     let mut timing = vec![("connect", d.connect_ms)];
     let limits = tree::Limits {
         max_depth: filters.depth.unwrap_or(u32::MAX),
-        skip_hidden: filters.visible_only,
+        // A text search also looks at what is scrolled out of view.
+        skip_hidden: filters.visible_only && filters.text.is_none(),
         ..tree::Limits::default()
     };
     let t = Instant::now();
@@ -238,9 +239,14 @@ async fn read_window_with(
         ),
     };
     timing.push(("peer", t.elapsed().as_secs_f64() * 1000.0));
-    let (root, stats) = tree::read_subtree_with(&bus, &handle, limits, memo, known)
+    let (mut root, stats) = tree::read_subtree_with(&bus, &handle, limits, memo, known)
         .await
         .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    let t = Instant::now();
+    clues::gather(&bus, &mut root.children, filters.visible_only)
+        .await
+        .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    timing.push(("clues", t.elapsed().as_secs_f64() * 1000.0));
     timing.push(("cache", stats.cache_ms));
     timing.push(("walk", stats.walk_ms));
     timing.push(("cache_items", stats.cache_items as f64));

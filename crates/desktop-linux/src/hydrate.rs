@@ -76,6 +76,7 @@ pub fn has_value(n: &Node) -> bool {
         return false;
     }
     n.caps.contains(Caps::VALUE)
+        || n.role == desktop_core::Role::Combo
         || (n.caps.contains(Caps::TEXT)
             && (n.states.contains(States::EDITABLE)
                 || n.role.is_editable()
@@ -97,6 +98,9 @@ async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
     let value = async {
         if !want.values || !has_value(n) {
             return Ok(None);
+        }
+        if crate::act::is_choice(n) {
+            return crate::act::shown_option(bus, o, p, Some(&n.name)).await;
         }
         if n.caps.contains(Caps::VALUE) && !n.caps.contains(Caps::TEXT) {
             let v: OwnedValue = bus.property(o, p, VALUE, "CurrentValue").await?;

@@ -9,6 +9,7 @@ mod apps;
 mod bus;
 mod capture;
 mod clipboard;
+mod clues;
 mod convert;
 mod desktop;
 mod diagnose;

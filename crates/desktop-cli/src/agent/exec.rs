@@ -105,7 +105,11 @@ pub async fn run<D: Desktop>(
             };
             act_on(d, &t, at, action).await
         }
-        Act::PressKeys { keys, repeat, id: at } => {
+        Act::PressKeys {
+            keys,
+            repeat,
+            id: at,
+        } => {
             let combos = keys::sequence([keys.as_str()], *repeat)?;
             let at = at.map_or(Aim::Window, id);
             act_on(d, &t, at, Action::Press { combos }).await

@@ -235,7 +235,10 @@ impl<'a> Args<'a> {
                         .ok_or_else(|| format!("{}: {k} must hold strings, not {v}", self.tool))
                 })
                 .collect(),
-            Some(v) => Err(format!("{}: {k} must be a list of strings, not {v}", self.tool)),
+            Some(v) => Err(format!(
+                "{}: {k} must be a list of strings, not {v}",
+                self.tool
+            )),
         }
     }
     fn bool(&self, k: &str) -> Result<bool, String> {

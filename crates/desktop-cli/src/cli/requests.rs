@@ -52,7 +52,6 @@ fn point(x: Option<i32>, y: Option<i32>) -> Option<Aim> {
     Some(Aim::Point { x: x?, y: y? })
 }
 
-
 impl ClickArgs {
     pub fn request(&self) -> Result<ActionRequest> {
         let aim = match point(self.x, self.y) {
@@ -74,8 +73,10 @@ impl ClickArgs {
     /// `hover` takes the same arguments as `click`.
     pub fn hover_request(&self) -> Result<ActionRequest> {
         if self.modifiers.is_some() || self.double {
-            return Err(Error::invalid_args("hover moves the pointer only: it takes no modifiers and no double")
-                .suggest("To click with keys held: click --id N --modifiers ctrl"));
+            return Err(Error::invalid_args(
+                "hover moves the pointer only: it takes no modifiers and no double",
+            )
+            .suggest("To click with keys held: click --id N --modifiers ctrl"));
         }
         let aim = match point(self.x, self.y) {
             Some(p) => p,

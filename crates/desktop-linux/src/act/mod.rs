@@ -5,6 +5,8 @@
 //! enabled and on screen. Every action settles before it answers (`settle`); keyboard
 //! input reaches only the element it was meant for (`text`).
 
+mod choice;
+pub(crate) use choice::{is_choice, shown_option};
 mod request;
 mod resolve;
 mod settle;
@@ -203,7 +205,8 @@ impl LinuxDesktop {
         } else {
             let (x, y) = self.input_point(live)?;
             let xc = self.x()?;
-            crate::input::Keyboard::new(xc)?.holding(modifiers, |xc| xc.click(x, y, button, count))?;
+            crate::input::Keyboard::new(xc)?
+                .holding(modifiers, |xc| xc.click(x, y, button, count))?;
             Route::Input
         };
         // Only a single plain click has a predictable effect on a check box.
@@ -307,6 +310,48 @@ impl LinuxDesktop {
                 r.effect = desktop_core::action::Effect::Confirmed;
                 r
             })
+    }
+
+    /// Brings an element the app reports out of view (not showing, or off the screen) into
+    /// view before acting on it, as a person would scroll to it; says whether it did. The
+    /// app scrolls on its next frame: the element is read back until it shows.
+    pub async fn into_view_first(&self, live: &mut Live) -> Result<bool> {
+        let screen = self.x.as_ref().map(|x| x.screen);
+        let in_view = |n: &Node| {
+            n.states.contains(States::SHOWING)
+                && n.bounds
+                    .filter(Rect::is_valid)
+                    .is_some_and(|b| screen.is_none_or(|s| s.intersects(&b)))
+        };
+        if in_view(&live.node) {
+            return Ok(false);
+        }
+        let (o, p) = live.h();
+        // 6 = ATSPI_SCROLL_ANYWHERE: the least movement that shows the element.
+        let scrolled = live
+            .bus
+            .call::<_, bool>(o, p, COMPONENT, "ScrollTo", &(6u32,))
+            .await
+            .unwrap_or(false);
+        if !scrolled {
+            return Ok(false);
+        }
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(600);
+        while std::time::Instant::now() < deadline {
+            if let Ok(mut now) = probe(&live.bus, &live.node.handle).await {
+                if in_view(&now) {
+                    if now.name.is_empty() {
+                        now.name = std::mem::take(&mut live.node.name);
+                    }
+                    now.hint = std::mem::take(&mut live.node.hint);
+                    now.clickable = live.node.clickable;
+                    live.node = now;
+                    return Ok(true);
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(15)).await;
+        }
+        Ok(true)
     }
 
     /// `scroll --id N --into-view`.

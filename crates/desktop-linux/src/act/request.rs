@@ -3,9 +3,9 @@
 
 use super::{text::TypeOptions, Live};
 use crate::input::Keyboard;
-use desktop_core::keys::Modifier;
 use crate::LinuxDesktop;
 use desktop_core::action::{ActionResult, Effect, Route};
+use desktop_core::keys::Modifier;
 use desktop_core::refs::RefMap;
 use desktop_core::{
     Action, ActionRequest, Aim, Button, Direction, Element, Error, ErrorCode, Rect, Result, Target,
@@ -114,8 +114,15 @@ impl LinuxDesktop {
             }
             (from, Action::Drag { to }) => self.drag(scope, from, to).await,
             (Aim::Element(e), action) => {
-                let live = self.element(scope, e).await?;
-                self.on_element(&live, action).await
+                let mut live = self.element(scope, e).await?;
+                let scrolled = !matches!(action, Action::ScrollIntoView)
+                    && self.into_view_first(&mut live).await?;
+                let r = self.on_element(&live, action).await?;
+                Ok(if scrolled {
+                    r.with("scrolled_into_view", true)
+                } else {
+                    r
+                })
             }
             (aim, action) => Err(Error::invalid_args(format!(
                 "{} does not work on {}",
@@ -274,7 +281,10 @@ pub(super) fn with_modifiers(r: ActionResult, mods: &[Modifier]) -> ActionResult
     if mods.is_empty() {
         return r;
     }
-    r.with("modifiers", mods.iter().map(|m| m.name()).collect::<Vec<_>>())
+    r.with(
+        "modifiers",
+        mods.iter().map(|m| m.name()).collect::<Vec<_>>(),
+    )
 }
 
 fn window_id(w: &WindowInfo) -> Option<u32> {

@@ -74,7 +74,7 @@ impl refs::Probe for Probing<'_> {
                 .suggest("List the windows and read again"),
                 _ => e,
             })?;
-        self.d.fresh_tree(&window).await
+        self.d.fresh_tree(&window, false).await
     }
 }
 
@@ -155,27 +155,42 @@ impl LinuxDesktop {
         exact: bool,
     ) -> Result<Live> {
         let window = self.resolve_window(target).await?;
-        let tree = self.fresh_tree(&window).await?;
         let needle = text.trim().to_lowercase();
-        let mut found: Vec<&Node> = Vec::new();
-        for n in &tree {
-            n.walk(&mut |x| {
-                let name = x.name.trim();
-                let hit = if exact {
-                    name == text.trim()
-                } else {
-                    !name.is_empty() && name.to_lowercase().contains(&needle)
-                };
-                if hit && role.is_none_or(|r| &x.role == r) {
-                    found.push(x);
-                }
-            });
+        let hit = |s: &str| {
+            let s = s.trim();
+            if exact {
+                s == text.trim()
+            } else {
+                !s.is_empty() && s.to_lowercase().contains(&needle)
+            }
+        };
+        let matching = |tree: &[Node]| -> Vec<Node> {
+            let mut out = Vec::new();
+            for n in tree {
+                n.walk(&mut |x| {
+                    let named = hit(&x.name) || (x.name.trim().is_empty() && hit(&x.hint));
+                    if named && role.is_none_or(|r| &x.role == r) {
+                        let mut one = x.clone();
+                        one.children.clear();
+                        out.push(one);
+                    }
+                });
+            }
+            out
+        };
+        // What shows first; then what is scrolled out of view (the action brings it in).
+        let mut found = matching(&self.fresh_tree(&window, false).await?);
+        if found.is_empty() {
+            found = matching(&self.fresh_tree(&window, true).await?);
         }
         if found.len() > 1 && found.iter().any(|n| n.is_interactive()) {
             found.retain(|n| n.is_interactive());
         }
-        if found.len() > 1 && found.iter().any(|n| n.name.trim().to_lowercase() == needle) {
-            found.retain(|n| n.name.trim().to_lowercase() == needle);
+        let whole = |n: &Node| {
+            n.name.trim().to_lowercase() == needle || n.hint.trim().to_lowercase() == needle
+        };
+        if found.len() > 1 && found.iter().any(&whole) {
+            found.retain(|n| whole(n));
         }
         let window_id = window.id.and_then(|i| u32::try_from(i).ok());
         match found.len() {
@@ -202,6 +217,8 @@ impl LinuxDesktop {
                 if node.name.is_empty() {
                     node.name = found[0].name.clone();
                 }
+                node.hint = found[0].hint.clone();
+                node.clickable = found[0].clickable;
                 Ok(self
                     .live(node, bus, (&window.app, window_id), (None, false))
                     .await)
@@ -215,7 +232,11 @@ impl LinuxDesktop {
                             .bounds
                             .map(|b| format!(" at {},{}", b.x, b.y))
                             .unwrap_or_default();
-                        format!("{} \"{}\"{b}", c.role.short(), c.name)
+                        if c.name.trim().is_empty() && !c.hint.is_empty() {
+                            format!("{} hint \"{}\"{b}", c.role.short(), c.hint)
+                        } else {
+                            format!("{} \"{}\"{b}", c.role.short(), c.name)
+                        }
                     })
                     .collect();
                 Err(Error::new(
@@ -265,7 +286,9 @@ impl LinuxDesktop {
 
     /// The window's current tree (showing elements, labels lifted), with bounds, for
     /// matching by fingerprint or text.
-    pub(crate) async fn fresh_tree(&self, window: &WindowInfo) -> Result<Vec<Node>> {
+    /// The window's tree as a text search sees it: with hints, and with what is scrolled
+    /// out of view when `hidden` (marked `out_of_view`).
+    pub(crate) async fn fresh_tree(&self, window: &WindowInfo, hidden: bool) -> Result<Vec<Node>> {
         let handle = window.handle.clone().ok_or_else(|| {
             Error::new(
                 ErrorCode::A11yUnavailable,
@@ -277,11 +300,18 @@ impl LinuxDesktop {
             .with_peer(&handle.owner)
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
-        let (root, _) = tree::read_subtree(&bus, &handle, tree::Limits::default())
+        let limits = tree::Limits {
+            skip_hidden: !hidden,
+            ..tree::Limits::default()
+        };
+        let (mut root, _) = tree::read_subtree(&bus, &handle, limits)
+            .await
+            .map_err(|e| app_error(e, &window.app, self.timeout))?;
+        crate::clues::gather(&bus, &mut root.children, !hidden)
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
         let filters = Filters {
-            visible_only: true,
+            visible_only: !hidden,
             ..Filters::default()
         };
         let mut nodes = filter::structural(root.children, &filters);

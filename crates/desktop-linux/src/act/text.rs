@@ -329,6 +329,9 @@ impl LinuxDesktop {
             return Err(read_only());
         }
         Self::check_enabled(live)?;
+        if super::choice::is_choice(n) {
+            return self.choose(live, value).await;
+        }
         let before = ElementState::of(n);
         if n.caps.contains(Caps::VALUE) && !matches!(n.role, Role::Input | Role::Password) {
             let v: f64 = value.trim().parse().map_err(|_| {

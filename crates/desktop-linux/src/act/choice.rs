@@ -1,0 +1,230 @@
+//! Combo boxes: the option a closed combo shows (its value) and choosing one by its text.
+//! Toolkits keep the choice in different places: Chromium in the selection of the combo's
+//! popup menu (the combo's own text is an object placeholder), GTK3 in the combo's
+//! selection, Qt5 in the combo's name; choosing goes through the selection where the
+//! toolkit offers one, the option's own action, or the keyboard (Home, then Down).
+
+use super::Live;
+use crate::bus::{Bus, CallError, ACCESSIBLE, ACTION};
+use crate::{app_error, LinuxDesktop};
+use desktop_core::action::{ActionResult, ElementState, Route};
+use desktop_core::keys::Combo;
+use desktop_core::node::wordless;
+use desktop_core::{Error, ErrorCode, Node, Result, Role, States};
+use std::time::{Duration, Instant};
+
+const SELECTION: &str = "org.a11y.atspi.Selection";
+
+type Ref = (String, zbus::zvariant::OwnedObjectPath);
+
+/// Whether an element is a closed choice list whose value is the option it shows.
+pub fn is_choice(n: &Node) -> bool {
+    n.role == Role::Combo && !n.states.contains(States::EDITABLE)
+}
+
+/// The text of the option a combo shows; `name`: the combo's name when just read (else it
+/// is asked: Qt5 names a combo after its current option).
+pub async fn shown_option(
+    bus: &Bus,
+    o: &str,
+    p: &str,
+    name: Option<&str>,
+) -> Result<Option<String>, CallError> {
+    let kids: Vec<Ref> = bus
+        .call(o, p, ACCESSIBLE, "GetChildren", &())
+        .await
+        .unwrap_or_default();
+    let mut holders: Vec<(String, String)> = kids
+        .into_iter()
+        .take(1)
+        .map(|(owner, path)| {
+            (
+                if owner.is_empty() {
+                    o.to_string()
+                } else {
+                    owner
+                },
+                path.as_str().to_string(),
+            )
+        })
+        .collect();
+    holders.push((o.to_string(), p.to_string()));
+    for (ho, hp) in &holders {
+        let chosen: Result<Ref, CallError> = bus
+            .call(ho, hp, SELECTION, "GetSelectedChild", &(0i32,))
+            .await;
+        match chosen {
+            Err(CallError::Timeout) => return Err(CallError::Timeout),
+            Ok((co, cp)) if cp.as_str() != "/org/a11y/atspi/null" => {
+                let co = if co.is_empty() { ho.clone() } else { co };
+                let text: String = bus
+                    .string_property(&co, cp.as_str(), ACCESSIBLE, "Name")
+                    .await
+                    .unwrap_or_default();
+                if !text.trim().is_empty() {
+                    return Ok(Some(text.trim().to_string()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let name = match name {
+        Some(n) => n.to_string(),
+        None => bus.string_property(o, p, ACCESSIBLE, "Name").await?,
+    };
+    Ok((!wordless(&name)).then(|| name.trim().to_string()))
+}
+
+/// The combo's options: (owner, path, text) of each, and the element holding them.
+async fn options(
+    bus: &Bus,
+    o: &str,
+    p: &str,
+) -> Result<(String, String, Vec<(String, String, String)>), CallError> {
+    let kids: Vec<Ref> = bus.call(o, p, ACCESSIBLE, "GetChildren", &()).await?;
+    // The options sit in a popup menu or list under the combo (Chromium, GTK3, Qt5).
+    let (ho, hp) = match kids.first() {
+        Some((owner, path)) => (
+            if owner.is_empty() {
+                o.to_string()
+            } else {
+                owner.clone()
+            },
+            path.as_str().to_string(),
+        ),
+        None => return Ok((o.to_string(), p.to_string(), Vec::new())),
+    };
+    let items: Vec<Ref> = bus.call(&ho, &hp, ACCESSIBLE, "GetChildren", &()).await?;
+    let mut out = Vec::new();
+    for (io, ip) in items {
+        let io = if io.is_empty() { ho.clone() } else { io };
+        let text: String = bus
+            .string_property(&io, ip.as_str(), ACCESSIBLE, "Name")
+            .await
+            .unwrap_or_default();
+        out.push((io, ip.as_str().to_string(), text.trim().to_string()));
+    }
+    Ok((ho, hp, out))
+}
+
+impl LinuxDesktop {
+    /// `set-value` on a combo: the option with this text (exact, then any case) chosen.
+    pub(crate) async fn choose(&self, live: &Live, value: &str) -> Result<ActionResult> {
+        let (o, p) = live.h();
+        let err = |e| app_error(e, &live.app, self.timeout);
+        let (ho, hp, opts) = options(&live.bus, o, p).await.map_err(err)?;
+        let want = value.trim();
+        let index = opts
+            .iter()
+            .position(|(_, _, t)| t == want)
+            .or_else(|| {
+                opts.iter()
+                    .position(|(_, _, t)| t.to_lowercase() == want.to_lowercase())
+            })
+            .ok_or_else(|| {
+                let names: Vec<&str> = opts.iter().map(|(_, _, t)| t.as_str()).collect();
+                Error::new(
+                    ErrorCode::ElementNotFound,
+                    format!(
+                        "{} \"{}\" has no option {want:?}",
+                        live.node.role.short(),
+                        live.node.name
+                    ),
+                )
+                .suggest(format!("Its options: {}", names.join(", ")))
+            })?;
+        let target = opts[index].2.clone();
+        let shown = |bus: Bus| {
+            let (o, p) = (o.to_string(), p.to_string());
+            async move { shown_option(&bus, &o, &p, None).await.ok().flatten() }
+        };
+        let settled = |bus: Bus, target: String| async move {
+            let deadline = Instant::now() + Duration::from_millis(700);
+            loop {
+                if shown(bus.clone()).await.as_deref() == Some(target.as_str()) {
+                    return true;
+                }
+                if Instant::now() > deadline {
+                    return false;
+                }
+                tokio::time::sleep(Duration::from_millis(15)).await;
+            }
+        };
+        let mut route = Route::A11y;
+        // 1: the selection of the options' holder, or of the combo (GTK3).
+        let mut done = false;
+        for (so, sp) in [(ho.as_str(), hp.as_str()), (o, p)] {
+            let ok: Result<bool, CallError> = live
+                .bus
+                .call(so, sp, SELECTION, "SelectChild", &(index as i32,))
+                .await;
+            if ok.unwrap_or(false) && settled(live.bus.clone(), target.clone()).await {
+                done = true;
+                break;
+            }
+        }
+        // 2: the option's own action (Chromium's `select`).
+        if !done {
+            let (io, ip, _) = &opts[index];
+            let names = crate::hydrate::action_names(&live.bus, io, ip)
+                .await
+                .unwrap_or_default();
+            if let Some(i) = names
+                .iter()
+                .position(|n| matches!(n.as_str(), "select" | "click" | "press"))
+            {
+                let ok: Result<bool, CallError> = live
+                    .bus
+                    .call(io, ip, ACTION, "DoAction", &(i as i32,))
+                    .await;
+                done = ok.unwrap_or(false) && settled(live.bus.clone(), target.clone()).await;
+            }
+        }
+        // 3: the keyboard, as a person would (Qt5 offers neither).
+        if !done {
+            route = Route::Input;
+            let mut keys = vec![Combo::parse("Home")?];
+            keys.extend(
+                (0..index)
+                    .map(|_| Combo::parse("Down"))
+                    .collect::<Result<Vec<_>>>()?,
+            );
+            if self.press_into(live, &keys).await.is_err() {
+                // No keyboard focus by request (Qt5's combo): open its list with a click,
+                // walk to the option, take it with Enter.
+                let (x, y) = self.input_point(live)?;
+                let xc = self.x()?;
+                xc.click(x, y, desktop_core::Button::Left, 1)?;
+                self.settle_at(x, y).await?;
+                tokio::time::sleep(Duration::from_millis(120)).await;
+                keys.push(Combo::parse("Return")?);
+                let mut kb = crate::input::Keyboard::new(xc)?;
+                for k in &keys {
+                    kb.press(k)?;
+                }
+            }
+            done = settled(live.bus.clone(), target.clone()).await;
+        }
+        if !done {
+            let now = shown(live.bus.clone()).await.unwrap_or_default();
+            return Err(Error::new(
+                ErrorCode::ActionFailed,
+                format!(
+                    "{} \"{}\" still shows {now:?}, not {target:?}",
+                    live.node.role.short(),
+                    live.node.name
+                ),
+            )
+            .suggest("Click the combo, then the option"));
+        }
+        let mut r = live.result("set-value", route);
+        r.effect = desktop_core::action::Effect::Confirmed;
+        r.extra.insert("value".into(), target.clone().into());
+        if let Ok(now) = super::resolve::probe(&live.bus, &live.node.handle).await {
+            let mut st = ElementState::of(&now);
+            st.value = Some(target);
+            r.post_state = Some(st);
+        }
+        Ok(r)
+    }
+}
