@@ -6,6 +6,7 @@ use crate::bus::{Bus, CallError, APPLICATION, COMPONENT, ROOT_PATH};
 use crate::identity::Identities;
 use crate::{app_error, tree, LinuxDesktop};
 use desktop_core::filter;
+use desktop_core::node::wordless;
 use desktop_core::refs::{self, RefMap};
 use desktop_core::{Caps, WindowInfo};
 use desktop_core::{Error, ErrorCode, Filters, Handle, Node, Rect, Result, Role, States, Target};
@@ -168,7 +169,7 @@ impl LinuxDesktop {
             let mut out = Vec::new();
             for n in tree {
                 n.walk(&mut |x| {
-                    let named = hit(&x.name) || (x.name.trim().is_empty() && hit(&x.hint));
+                    let named = hit(&x.name) || (wordless(&x.name) && hit(&x.hint));
                     if named && role.is_none_or(|r| &x.role == r) {
                         let mut one = x.clone();
                         one.children.clear();
@@ -232,7 +233,7 @@ impl LinuxDesktop {
                             .bounds
                             .map(|b| format!(" at {},{}", b.x, b.y))
                             .unwrap_or_default();
-                        if c.name.trim().is_empty() && !c.hint.is_empty() {
+                        if wordless(&c.name) && !c.hint.is_empty() {
                             format!("{} hint \"{}\"{b}", c.role.short(), c.hint)
                         } else {
                             format!("{} \"{}\"{b}", c.role.short(), c.name)
