@@ -30,6 +30,9 @@ fn element() -> Value {
             "x": {"type": "boolean", "description": "expanded (only on expandable elements)"},
             "ro": {"const": true, "description": "read-only (editable roles only)"},
             "a": {"type": "array", "items": {"type": "string"}, "description": "the element's accessibility actions (read --actions)"},
+            "h": {"type": "string", "description": "hint: a word or two for a control without a name (label attribute, id and class words, tooltip); --text matches it"},
+            "more": {"type": "integer", "description": "children of this list scrolled out of view"},
+            "out": {"const": true, "description": "out of view (found by a text search); actions scroll it in first"},
             "c": {"type": "array", "items": {"$ref": "#/$defs/element"}, "description": "children"}
         },
         "additionalProperties": false
@@ -133,6 +136,9 @@ fn schemas() -> Vec<(&'static str, Value)> {
                                    "properties": {"r": {"type": "string"}, "v": {"type": "string"}, "f": {"const": true}, "e": {"const": false},
                                                   "s": {"const": true}, "k": {"enum": [true, false, "mixed"]}, "x": {"type": "boolean"}, "ro": {"const": true}}},
                     "chars": {"type": "integer", "description": "type: characters typed"},
+                    "modifiers": {"type": "array", "items": {"type": "string"}, "description": "click: the keys held during the click"},
+                    "scrolled_into_view": {"const": true, "description": "the element was out of view and was scrolled in first"},
+                    "value": {"type": "string", "description": "set-value on a combo: the option chosen"},
                     "x": {"type": "integer"}, "y": {"type": "integer"},
                     "app": {"type": "string"}, "pid": {"type": "integer"}, "title": {"type": "string"}, "window_id": {"type": "integer"}
                 }
