@@ -21,12 +21,15 @@ struct Env {
 }
 
 impl Env {
-    fn ok(&self, args: &[&str]) -> Value {
+    fn cli(&self, args: &[&str]) -> desktop_testkit::Run {
         self.desk
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .cli(args)
-            .data()
+    }
+
+    fn ok(&self, args: &[&str]) -> Value {
+        self.cli(args).data()
     }
 
     /// The app's status line starting with `prefix`, once it says `want` (libatspi reads it).
@@ -216,7 +219,7 @@ fn web_select(env: &Env) {
         let data = env.ok(&["read", "--window", WEB, "--roles", "combo"]);
         assert_eq!(all(&data)[0]["v"], shown.as_str(), "{data}");
     }
-    let r = env.desk.lock().unwrap_or_else(|e| e.into_inner()).cli(&[
+    let r = env.cli(&[
         "set-value",
         "--window",
         WEB,

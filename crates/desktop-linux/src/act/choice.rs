@@ -34,20 +34,7 @@ pub async fn shown_option(
         .call(o, p, ACCESSIBLE, "GetChildren", &())
         .await
         .unwrap_or_default();
-    let mut holders: Vec<(String, String)> = kids
-        .into_iter()
-        .take(1)
-        .map(|(owner, path)| {
-            (
-                if owner.is_empty() {
-                    o.to_string()
-                } else {
-                    owner
-                },
-                path.as_str().to_string(),
-            )
-        })
-        .collect();
+    let mut holders: Vec<(String, String)> = kids.iter().take(1).map(|r| owned(o, r)).collect();
     holders.push((o.to_string(), p.to_string()));
     for (ho, hp) in &holders {
         let chosen: Result<Ref, CallError> = bus
@@ -56,7 +43,7 @@ pub async fn shown_option(
         match chosen {
             Err(CallError::Timeout) => return Err(CallError::Timeout),
             Ok((co, cp)) if cp.as_str() != "/org/a11y/atspi/null" => {
-                let co = if co.is_empty() { ho.clone() } else { co };
+                let (co, cp) = owned(ho, &(co, cp));
                 let text: String = bus
                     .string_property(&co, cp.as_str(), ACCESSIBLE, "Name")
                     .await
@@ -84,27 +71,27 @@ async fn options(
     let kids: Vec<Ref> = bus.call(o, p, ACCESSIBLE, "GetChildren", &()).await?;
     // The options sit in a popup menu or list under the combo (Chromium, GTK3, Qt5).
     let (ho, hp) = match kids.first() {
-        Some((owner, path)) => (
-            if owner.is_empty() {
-                o.to_string()
-            } else {
-                owner.clone()
-            },
-            path.as_str().to_string(),
-        ),
+        Some(r) => owned(o, r),
         None => return Ok((o.to_string(), p.to_string(), Vec::new())),
     };
     let items: Vec<Ref> = bus.call(&ho, &hp, ACCESSIBLE, "GetChildren", &()).await?;
     let mut out = Vec::new();
     for (io, ip) in items {
-        let io = if io.is_empty() { ho.clone() } else { io };
+        let (io, ip) = owned(&ho, &(io, ip));
         let text: String = bus
             .string_property(&io, ip.as_str(), ACCESSIBLE, "Name")
             .await
             .unwrap_or_default();
-        out.push((io, ip.as_str().to_string(), text.trim().to_string()));
+        out.push((io, ip, text.trim().to_string()));
     }
     Ok((ho, hp, out))
+}
+
+/// A reference as (owner, path); an empty owner means the app of `parent` (as toolkits
+/// answer for objects of their own).
+fn owned(parent: &str, (owner, path): &Ref) -> (String, String) {
+    let owner = if owner.is_empty() { parent } else { owner };
+    (owner.to_string(), path.as_str().to_string())
 }
 
 impl LinuxDesktop {
