@@ -1,10 +1,15 @@
-//! Everyday controls at agent tempo: icon-only buttons found by hint, ctrl-click multi-
-//! selection, a keyboard slider moved 40 steps with one `press`, a select's value read and
-//! set, an item 30 rows down found and clicked, on a jQuery UI page in Chromium
-//! (tests/fixtures/widgets.html). Commands run back to back; every effect is read back by
-//! libatspi from the page's own status text.
+//! Everyday controls at agent tempo, on a jQuery UI page in Chromium
+//! (tests/fixtures/widgets.html) and on GTK3 and Qt5 windows (widgets_gtk.py,
+//! widgets_qt.py): icon-only buttons found by hint, ctrl-click multi-selection, a keyboard
+//! slider moved 40 steps with one `press`, a select's value read and set, an item 30 rows
+//! down found and clicked, a sortable item dragged, autocomplete, a modal dialog, a date
+//! picker and an accordion. Commands run back to back; every effect is read back by
+//! libatspi from the app's own status text.
 
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+mod native;
+mod web;
 
 use desktop_testkit::{wait_until, Desk, Fields};
 use serde_json::Value;
@@ -13,6 +18,8 @@ use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_desktop-cli");
 const WEB: &str = "Widgets Page";
+const GTK: &str = "GTK Widgets";
+const QT: &str = "Qt Widgets";
 const ROUNDS: usize = 10;
 
 struct Env {
@@ -32,11 +39,25 @@ impl Env {
         self.cli(args).data()
     }
 
-    /// The app's status line starting with `prefix`, once it says `want` (libatspi reads it).
+    /// Waits until the app's status text says `want` after `prefix` (libatspi reads it).
     fn expect(&self, window: &str, prefix: &str, want: &str) {
+        self.expect_that(window, prefix, want, |v| v == want);
+    }
+
+    /// Waits until the value after `prefix` in the app's status text passes `check`
+    /// (`what` names it in a failure); returns that value.
+    fn expect_that(
+        &self,
+        window: &str,
+        prefix: &str,
+        what: &str,
+        check: impl Fn(&str) -> bool,
+    ) -> String {
+        let mut last = String::new();
+        let seen = std::cell::RefCell::new(&mut last);
         wait_until(
             Duration::from_secs(5),
-            &format!("{prefix} {want} in {window}"),
+            &format!("{prefix} {what} in {window}"),
             || {
                 let f = self
                     .fields
@@ -47,12 +68,14 @@ impl Env {
                     .as_object()?
                     .keys()
                     .flat_map(|k| k.lines())
-                    .find(|l| l.starts_with(prefix))
+                    .find(|l| l.contains(prefix))
                     .map(str::to_string)
                     .unwrap_or_default();
-                (status_part(&line, prefix) == want).then_some(())
+                let v = status_part(&line, prefix);
+                **seen.borrow_mut() = v.clone();
+                check(&v).then_some(v)
             },
-        );
+        )
     }
 }
 
@@ -112,146 +135,129 @@ fn plain_click(env: &Env, window: &str, data: &Value, name: &str) {
     env.ok(&["click", "--window", window, "--x", &x, "--y", &y]);
 }
 
-type Test = fn(&Env);
-
-const TESTS: &[(&str, Test)] = &[
-    ("web::icon_buttons_found_by_hint_and_clicked", web_icons),
-    ("web::three_items_ctrl_selected", web_ctrl_select),
-    ("web::slider_moved_40_steps_by_one_press", web_slider),
-    ("web::select_value_read_and_set", web_select),
-    ("web::item_30_rows_down_found_and_clicked", web_far_item),
-];
-
-/// The feed's like and retweet icons (unnamed `<span>`s) by hint, post after post.
-fn web_icons(env: &Env) {
-    // The page builds its feed with a script after the heading shows.
-    let (likes, reposts) = wait_until(Duration::from_secs(10), "the feed's icons", || {
-        let likes = by_hint(env, WEB, "like");
-        (likes.len() == 5).then(|| (likes, by_hint(env, WEB, "retweet")))
-    });
-    assert_eq!(
-        (likes.len(), reposts.len()),
-        (5, 5),
-        "{likes:?} {reposts:?}"
-    );
-    let mut liked: Vec<String> = Vec::new();
-    for round in 0..ROUNDS {
-        let post = format!("post{}", round % 5 + 1);
-        let r = env.ok(&["click", "--window", WEB, "--id", &likes[round % 5]]);
-        assert_eq!(r["element"]["r"], "group", "{r}");
-        match liked.iter().position(|p| *p == post) {
-            Some(i) => {
-                liked.remove(i);
-            }
-            None => liked.push(post),
-        }
-        env.expect(WEB, "liked:", &liked.join(","));
-    }
-    // By hint text too: the first retweet (ambiguous by text alone, so by id of a hint read).
-    env.ok(&["click", "--window", WEB, "--id", &reposts[0]]);
-    env.expect(WEB, "reposted:", "post1");
-    let r = env
-        .desk
-        .lock()
-        .unwrap()
-        .cli(&["click", "--window", WEB, "--text", "retweet"]);
-    assert_eq!(r.error_code(), "AMBIGUOUS_TARGET");
-    assert!(r.json()["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("hint \"retweet\""));
-    // A hint is found by --text and --exact like a name: the folder of the file tree.
-    env.ok(&["click", "--window", WEB, "--text", "src folder", "--exact"]);
-    env.expect(WEB, "opened:", "src");
-    env.ok(&["click", "--window", WEB, "--text", "readme file"]);
-    env.expect(WEB, "opened:", "readme");
-}
-
-/// A plain click, then ctrl-clicks: three colors of a multi-select list.
-fn web_ctrl_select(env: &Env) {
+/// A plain click, then ctrl-clicks on the rest: three items of a multi-selection list,
+/// two different sets in turn, each read back from the app's `colors:` status.
+fn ctrl_select(env: &Env, window: &str) {
     let sets = [["Red", "Yellow", "Blue"], ["Orange", "Green", "Violet"]];
     for round in 0..ROUNDS {
         let set = sets[round % 2];
-        let data = env.ok(&["read", "--window", WEB, "--roles", "item"]);
+        let data = env.ok(&["read", "--window", window, "--roles", "item"]);
         let ids: Vec<String> = set.iter().map(|c| id_of(&data, "item", c)).collect();
-        plain_click(env, WEB, &data, set[0]);
+        plain_click(env, window, &data, set[0]);
         for id in &ids[1..] {
-            let r = env.ok(&["click", "--window", WEB, "--id", id, "--modifiers", "ctrl"]);
+            let r = env.ok(&[
+                "click",
+                "--window",
+                window,
+                "--id",
+                id,
+                "--modifiers",
+                "ctrl",
+            ]);
             assert_eq!(r["modifiers"], serde_json::json!(["ctrl"]), "{r}");
         }
-        env.expect(WEB, "colors:", &set.join(","));
+        env.expect(window, "colors:", &set.join(","));
     }
 }
 
-/// jQuery UI's slider handle (an unnamed, focusable `<span>`): home, then 40 right arrows
-/// in one command.
-fn web_slider(env: &Env) {
-    for round in 0..ROUNDS {
-        let handle = by_hint(env, WEB, "ui-slider-handle");
-        assert_eq!(handle.len(), 1, "{handle:?}");
-        let steps = 40 - (round % 3) * 5;
-        env.ok(&["press", "--window", WEB, "--id", &handle[0], "home"]);
-        let n = steps.to_string();
-        env.ok(&[
-            "press", "--window", WEB, "--id", &handle[0], "right", "--repeat", &n,
-        ]);
-        env.expect(WEB, "volume:", &n);
-    }
-}
-
-/// The select shows its option as its value, and set-value chooses by option text.
-fn web_select(env: &Env) {
+/// A combo's value read and set by option text (exact or any case), each choice read back
+/// from the app's `fruit:` status; an option that does not exist is ELEMENT_NOT_FOUND. The
+/// combo is found by its label, or (`None`) as the first combo of a read.
+fn combo_set(env: &Env, window: &str, label: Option<&str>) {
     let fruits = ["Cherry", "damson plum", "Apple", "BANANA"];
+    let target = |env: &Env| match label {
+        Some(l) => vec!["--text".to_string(), l.to_string()],
+        None => {
+            let data = env.ok(&["read", "--window", window, "--roles", "combo"]);
+            vec!["--id".to_string(), all(&data)[0]["i"].to_string()]
+        }
+    };
     for round in 0..ROUNDS {
         let want = fruits[round % 4];
-        let r = env.ok(&[
-            "set-value",
-            "--window",
-            WEB,
-            "--text",
-            "Fruit",
-            "--value",
-            want,
-        ]);
+        let target = target(env);
+        let mut args = vec!["set-value", "--window", window];
+        args.extend(target.iter().map(String::as_str));
+        args.extend_from_slice(&["--value", want]);
+        let r = env.ok(&args);
         let shown = r["post_state"]["v"].as_str().unwrap().to_string();
         assert_eq!(shown.to_lowercase(), want.to_lowercase(), "{r}");
-        env.expect(WEB, "fruit:", &shown);
-        let data = env.ok(&["read", "--window", WEB, "--roles", "combo"]);
-        assert_eq!(all(&data)[0]["v"], shown.as_str(), "{data}");
+        env.expect(window, "fruit:", &shown);
+        // The value, or the name when they are the same (GTK3 and Qt5 name a combo after
+        // its option; the value is then left out).
+        let data = env.ok(&["read", "--window", window, "--roles", "combo"]);
+        let combo = &all(&data)[0];
+        let value = combo.get("v").unwrap_or(&combo["t"]);
+        assert_eq!(value, shown.as_str(), "{data}");
     }
-    let r = env.cli(&[
-        "set-value",
-        "--window",
-        WEB,
-        "--text",
-        "Fruit",
-        "--value",
-        "Kiwi",
-    ]);
-    assert_eq!(r.error_code(), "ELEMENT_NOT_FOUND");
+    let target = target(env);
+    let mut args = vec!["set-value", "--window", window];
+    args.extend(target.iter().map(String::as_str));
+    args.extend_from_slice(&["--value", "Kiwi"]);
+    assert_eq!(env.cli(&args).error_code(), "ELEMENT_NOT_FOUND");
 }
 
-/// Messages far below the fold of a scrolled list: counted, found by text, clicked.
-fn web_far_item(env: &Env) {
-    let data = env.ok(&["read", "--window", WEB, "-i"]);
-    let inbox = all(&data).into_iter().find(|e| e["t"] == "Inbox").unwrap();
-    assert!(inbox["more"].as_u64().unwrap() >= 30, "{inbox}");
+/// Messages far below the fold of a scrolled list: counted, found by text, clicked, each
+/// read back from the app's `clicked:` status.
+fn far_item(env: &Env, window: &str, list: Option<&str>) {
+    let data = env.ok(&["read", "--window", window, "-i"]);
+    let more = all(&data)
+        .into_iter()
+        .filter(|e| list.is_none_or(|l| e["t"] == l))
+        .find_map(|e| e["more"].as_u64());
+    assert!(more.is_some_and(|m| m >= 30), "{data}");
     for round in 0..ROUNDS {
         let name = format!("Message {}", 30 + round);
-        let found = env.ok(&["read", "--window", WEB, "--text", &name]);
+        let found = env.ok(&["read", "--window", window, "--text", &name]);
         let el = all(&found).into_iter().find(|e| e["t"] == name.as_str());
         let el = el.unwrap_or_else(|| panic!("{name} not found: {found}"));
-        let r = env.ok(&["click", "--window", WEB, "--text", &name, "--exact"]);
+        let r = env.ok(&["click", "--window", window, "--text", &name, "--exact"]);
         if el["out"] == true {
             assert_eq!(r["scrolled_into_view"], true, "{r}");
         }
-        env.expect(WEB, "clicked:", &name);
+        env.expect(window, "clicked:", &name);
     }
 }
+
+type Test = fn(&Env);
+
+const TESTS: &[(&str, Test)] = &[
+    ("web::icon_buttons_found_by_hint_and_clicked", web::icons),
+    ("web::three_items_ctrl_selected", |e| ctrl_select(e, WEB)),
+    ("web::slider_moved_40_steps_by_one_press", web::slider),
+    ("web::select_value_read_and_set", |e| {
+        combo_set(e, WEB, Some("Fruit"))
+    }),
+    ("web::item_30_rows_down_found_and_clicked", |e| {
+        far_item(e, WEB, Some("Inbox"))
+    }),
+    ("web::sortable_item_dragged_into_place", web::sortable),
+    ("web::autocomplete_suggestion_chosen", web::autocomplete),
+    ("web::modal_dialog_answered", web::dialog),
+    ("web::date_picked", web::date),
+    ("web::accordion_section_opened", web::accordion),
+    ("gtk::icon_buttons_found_by_hint_and_clicked", |e| {
+        native::icons(e, GTK)
+    }),
+    ("gtk::three_items_ctrl_selected", |e| ctrl_select(e, GTK)),
+    ("gtk::combo_value_read_and_set", |e| combo_set(e, GTK, None)),
+    ("gtk::item_30_rows_down_found_and_clicked", |e| {
+        far_item(e, GTK, None)
+    }),
+    ("qt::icon_buttons_found_by_hint_and_clicked", |e| {
+        native::icons(e, QT)
+    }),
+    ("qt::three_items_ctrl_selected", |e| ctrl_select(e, QT)),
+    ("qt::combo_value_read_and_set", |e| combo_set(e, QT, None)),
+    ("qt::item_30_rows_down_found_and_clicked", |e| {
+        far_item(e, QT, Some("Inbox"))
+    }),
+];
 
 fn main() {
     let mut desk = Desk::start(BIN);
     desk.chromium_page("widgets.html", "Widgets Page");
+    desk.python_app("widgets_gtk.py");
+    desk.python_app("widgets_qt.py");
     let fields = desk.fields();
     let env = Env {
         desk: Mutex::new(desk),

@@ -1,7 +1,7 @@
 //! Combo boxes: the option a closed combo shows (its value) and choosing one by its text.
-//! Toolkits keep the choice in different places: Chromium in the selection of the combo's
-//! popup menu (the combo's own text is an object placeholder), GTK3 in the combo's
-//! selection, Qt5 in the combo's name; choosing goes through the selection where the
+//! Toolkits keep the choice in different places: GTK3 in the combo's selection, Chromium
+//! in the selection of the combo's popup menu (the combo's own text is an object
+//! placeholder), Qt5 in the combo's name; choosing goes through the selection where the
 //! toolkit offers one, the option's own action, or the keyboard (Home, then Down).
 
 use super::Live;
@@ -34,8 +34,10 @@ pub async fn shown_option(
         .call(o, p, ACCESSIBLE, "GetChildren", &())
         .await
         .unwrap_or_default();
-    let mut holders: Vec<(String, String)> = kids.iter().take(1).map(|r| owned(o, r)).collect();
-    holders.push((o.to_string(), p.to_string()));
+    // The combo's own selection first: GTK3's popup menu has a selection of its own (the
+    // item under the pointer), which is not the choice.
+    let mut holders = vec![(o.to_string(), p.to_string())];
+    holders.extend(kids.iter().take(1).map(|r| owned(o, r)));
     for (ho, hp) in &holders {
         let chosen: Result<Ref, CallError> = bus
             .call(ho, hp, SELECTION, "GetSelectedChild", &(0i32,))
@@ -138,9 +140,10 @@ impl LinuxDesktop {
             }
         };
         let mut route = Route::A11y;
-        // 1: the selection of the options' holder, or of the combo (GTK3).
+        // 1: the selection of the combo (GTK3: it sets the active option), or of the
+        // options' holder.
         let mut done = false;
-        for (so, sp) in [(ho.as_str(), hp.as_str()), (o, p)] {
+        for (so, sp) in [(o, p), (ho.as_str(), hp.as_str())] {
             let ok: Result<bool, CallError> = live
                 .bus
                 .call(so, sp, SELECTION, "SelectChild", &(index as i32,))

@@ -11,15 +11,24 @@ mod request;
 mod resolve;
 mod settle;
 mod text;
+mod view;
 
 use resolve::probe;
 
-use crate::bus::{Bus, ACTION, COMPONENT};
+use crate::bus::{Bus, ACTION};
 use crate::{app_error, LinuxDesktop};
 use desktop_core::action::{Acted, ActionResult, ElementState, Route};
 use desktop_core::keys::Modifier;
 use desktop_core::{Button, Caps, Error, ErrorCode, Node, Rect, Result, Role, States};
 use settle::{Expect, Watch};
+
+/// Whether an element can be checked and unchecked.
+fn checkable(n: &Node) -> bool {
+    matches!(
+        n.role,
+        Role::CheckBox | Role::Toggle | Role::Switch | Role::Radio
+    ) || n.states.contains(States::CHECKABLE)
+}
 
 /// Actions that mean "activate this", in the spellings of GTK, Chromium and Qt.
 const DEFAULT_ACTIONS: &[&str] = &[
@@ -135,9 +144,13 @@ impl LinuxDesktop {
             return Ok(false);
         }
         let names = self.action_names(live).await?;
+        // Qt gives list and table items only "Toggle", which adds to or removes from a
+        // selection: not what a click does, so a click on them is pointer input.
+        let toggles = checkable(&live.node);
         let pick = prefer
             .iter()
             .chain(DEFAULT_ACTIONS)
+            .filter(|want| toggles || !want.eq_ignore_ascii_case("toggle"))
             .find_map(|want| names.iter().position(|n| n.eq_ignore_ascii_case(want)));
         match pick {
             Some(i) => self.do_action(live, i).await,
@@ -234,11 +247,7 @@ impl LinuxDesktop {
     /// `toggle`: only for things that can be checked.
     pub async fn toggle(&self, live: &Live) -> Result<ActionResult> {
         let n = &live.node;
-        let checkable = matches!(
-            n.role,
-            Role::CheckBox | Role::Toggle | Role::Switch | Role::Radio
-        ) || n.states.contains(States::CHECKABLE);
-        if !checkable {
+        if !checkable(n) {
             return Err(Error::new(ErrorCode::NotCheckable, format!("{} \"{}\" cannot be checked or unchecked", n.role.short(), n.name))
                 .suggest("Click buttons and links; toggle works on check boxes, switches, toggle buttons and radio buttons"));
         }
@@ -326,14 +335,7 @@ impl LinuxDesktop {
         if in_view(&live.node) {
             return Ok(false);
         }
-        let (o, p) = live.h();
-        // 6 = ATSPI_SCROLL_ANYWHERE: the least movement that shows the element.
-        let scrolled = live
-            .bus
-            .call::<_, bool>(o, p, COMPONENT, "ScrollTo", &(6u32,))
-            .await
-            .unwrap_or(false);
-        if !scrolled {
+        if self.bring_into_view(live).await?.is_none() {
             return Ok(false);
         }
         let deadline = std::time::Instant::now() + std::time::Duration::from_millis(600);
@@ -356,16 +358,11 @@ impl LinuxDesktop {
 
     /// `scroll --id N --into-view`.
     pub async fn scroll_into_view(&self, live: &Live) -> Result<ActionResult> {
-        let (o, p) = live.h();
         let before = ElementState::of(&live.node);
         let watch = Watch::start(live).await;
-        // 6 = ATSPI_SCROLL_ANYWHERE: the least movement that shows the element.
-        let ok = live
-            .bus
-            .call::<_, bool>(o, p, COMPONENT, "ScrollTo", &(6u32,))
-            .await
-            .unwrap_or(false);
-        if !ok {
+        let route = if let Some(route) = self.bring_into_view(&mut live.clone()).await? {
+            route
+        } else {
             return Err(Error::new(
                 ErrorCode::ActionNotSupported,
                 format!(
@@ -375,7 +372,7 @@ impl LinuxDesktop {
                 ),
             )
             .suggest("Turn the wheel over its container instead"));
-        }
+        };
         let screen = self.x.as_ref().map(|x| x.screen).unwrap_or(Rect::new(
             i32::MIN / 2,
             i32::MIN / 2,
@@ -386,7 +383,7 @@ impl LinuxDesktop {
             .finish(
                 live,
                 "scroll",
-                Route::A11y,
+                route,
                 Expect::InView(screen),
                 watch,
                 &before,

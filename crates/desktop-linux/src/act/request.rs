@@ -8,8 +8,8 @@ use desktop_core::action::{ActionResult, Effect, Route};
 use desktop_core::keys::Modifier;
 use desktop_core::refs::RefMap;
 use desktop_core::{
-    Action, ActionRequest, Aim, Button, Direction, Element, Error, ErrorCode, Rect, Result, Target,
-    WindowInfo,
+    Action, ActionRequest, Aim, Button, Direction, Element, Error, ErrorCode, Rect, Result, Role,
+    Target, WindowInfo,
 };
 
 impl LinuxDesktop {
@@ -230,17 +230,26 @@ impl LinuxDesktop {
             .map(|r| r.with("x", at.0).with("y", at.1).with("amount", amount))
     }
 
-    /// One end of a drag: a point, or an element's center (and its window).
-    async fn drag_end(&self, scope: &Target, aim: &Aim) -> Result<((i32, i32), Option<u32>)> {
+    /// One end of a drag: a point, or an element's center (and its window, role and box).
+    async fn drag_end(&self, scope: &Target, aim: &Aim) -> Result<DragEnd> {
         let xc = self.x()?;
         match aim {
             Aim::Point { x, y } => {
                 xc.check_on_screen(*x, *y)?;
-                Ok(((*x, *y), None))
+                Ok(DragEnd {
+                    at: (*x, *y),
+                    window: None,
+                    item: None,
+                })
             }
             Aim::Element(e) => {
                 let live = self.element(scope, e).await?;
-                Ok((xc.click_point(on_screen(&live)?)?, live.window_id))
+                let b = on_screen(&live)?;
+                Ok(DragEnd {
+                    at: xc.click_point(b)?,
+                    window: live.window_id,
+                    item: Some((live.node.role.clone(), b)),
+                })
             }
             Aim::Window => Err(Error::invalid_args(
                 "a drag goes between points or elements",
@@ -249,9 +258,11 @@ impl LinuxDesktop {
     }
 
     async fn drag(&self, scope: &Target, from: &Aim, to: &Aim) -> Result<ActionResult> {
-        let (start, w1) = self.drag_end(scope, from).await?;
-        let (end, w2) = self.drag_end(scope, to).await?;
-        let window = match w1.or(w2) {
+        let from = self.drag_end(scope, from).await?;
+        let to = self.drag_end(scope, to).await?;
+        let start = from.at;
+        let end = into_place(&from, &to);
+        let window = match from.window.or(to.window) {
             Some(w) => Some(w),
             None => self.scoped(scope).await?.as_ref().and_then(window_id),
         };
@@ -285,6 +296,52 @@ pub(super) fn with_modifiers(r: ActionResult, mods: &[Modifier]) -> ActionResult
         "modifiers",
         mods.iter().map(|m| m.name()).collect::<Vec<_>>(),
     )
+}
+
+/// One end of a drag.
+struct DragEnd {
+    at: (i32, i32),
+    window: Option<u32>,
+    /// The element there: its role and box.
+    item: Option<(Role, Rect)>,
+}
+
+/// Where a drag ends. An item dragged onto another item of the same role in a row or a
+/// column (a sortable list, tabs) takes that item's place, as a person drops it: past the
+/// middle of the target in the direction of travel, since lists decide before or after
+/// by which half the pointer is in (jQuery UI, GTK and Qt alike). Otherwise the target's
+/// center.
+fn into_place(from: &DragEnd, to: &DragEnd) -> (i32, i32) {
+    let (Some((r1, a)), Some((r2, b))) = (&from.item, &to.item) else {
+        return to.at;
+    };
+    if r1 != r2 {
+        return to.at;
+    }
+    let (x, y) = to.at;
+    if a.x == b.x && a.w == b.w && a.y != b.y {
+        let quarter = b.h / 4;
+        return (
+            x,
+            if b.y < a.y {
+                b.y + quarter
+            } else {
+                b.y + b.h - quarter
+            },
+        );
+    }
+    if a.y == b.y && a.h == b.h && a.x != b.x {
+        let quarter = b.w / 4;
+        return (
+            if b.x < a.x {
+                b.x + quarter
+            } else {
+                b.x + b.w - quarter
+            },
+            y,
+        );
+    }
+    (x, y)
 }
 
 fn window_id(w: &WindowInfo) -> Option<u32> {

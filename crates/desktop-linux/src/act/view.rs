@@ -1,0 +1,182 @@
+//! Bringing an element into view, by the first way that works: the app's own
+//! `Component.ScrollTo` (Chromium); the wheel over its scrolled container, measured notch by
+//! notch until the element's box lies inside the container's (Qt5, whose rows out of view
+//! keep their true place but which cannot scroll on request); focus, which scrolls a GTK3
+//! viewport to the focused row (GTK3 gives rows out of view no place at all).
+
+use super::Live;
+use crate::bus::{Bus, ACCESSIBLE, COMPONENT};
+use crate::LinuxDesktop;
+use atspi_common::Role as R;
+use desktop_core::action::Route;
+use desktop_core::States;
+use desktop_core::{Direction, Handle, Rect, Result};
+use std::time::{Duration, Instant};
+use zbus::zvariant::OwnedObjectPath;
+
+/// Ancestors looked at for the scrolled container.
+const MAX_DEPTH: usize = 8;
+/// Wheel turns before giving up (each measured; most lists need two or three).
+const MAX_TURNS: usize = 12;
+/// Notches in one turn, at most.
+const MAX_NOTCHES: i64 = 40;
+
+impl LinuxDesktop {
+    /// Asks for `live` to be scrolled into view; the route of the way that was taken, or
+    /// `None` when none could.
+    pub(super) async fn bring_into_view(&self, live: &mut Live) -> Result<Option<Route>> {
+        let (o, p) = live.h();
+        // 6 = ATSPI_SCROLL_ANYWHERE: the least movement that shows the element.
+        let scrolled = live
+            .bus
+            .call::<_, bool>(o, p, COMPONENT, "ScrollTo", &(6u32,))
+            .await
+            .unwrap_or(false);
+        if scrolled {
+            return Ok(Some(Route::A11y));
+        }
+        if self.wheel_into_view(live).await? {
+            return Ok(Some(Route::Input));
+        }
+        if live.node.states.contains(States::FOCUSABLE) {
+            let (o, p) = live.h();
+            let focused = live
+                .bus
+                .call::<_, bool>(o, p, COMPONENT, "GrabFocus", &())
+                .await
+                .unwrap_or(false);
+            if focused {
+                return Ok(Some(Route::A11y));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Brings `live` into its scrolled container's view with the wheel; whether it is in
+    /// view now. Leaves `live.node.bounds` at the element's new place.
+    async fn wheel_into_view(&self, live: &mut Live) -> Result<bool> {
+        let Some(mut b) = live.node.bounds.filter(Rect::is_valid) else {
+            return Ok(false);
+        };
+        let Some(x) = self.x.as_ref() else {
+            return Ok(false);
+        };
+        let Some(view) = container(&live.bus, &live.node.handle, &b, &x.screen).await else {
+            return Ok(false);
+        };
+        if let Some(w) = live.window_id {
+            x.raise(w)?;
+        }
+        let visible = clip(&view, &x.screen);
+        let (px, py) = visible.center();
+        let mut per_notch: Option<f64> = None;
+        for _ in 0..MAX_TURNS {
+            let Some((direction, distance)) = needed(&b, &visible) else {
+                live.node.bounds = Some(b);
+                return Ok(true);
+            };
+            let notches = match per_notch {
+                Some(p) if p > 0.0 => ((distance as f64 / p).ceil() as i64).clamp(1, MAX_NOTCHES),
+                _ => 1,
+            };
+            x.scroll(px, py, direction, notches as u32)?;
+            let Some(now) = moved(&live.bus, &live.node.handle, &b).await else {
+                break;
+            };
+            let step = (i64::from(now.y) - i64::from(b.y)).abs() as f64 / notches as f64;
+            per_notch = Some(step);
+            b = now;
+        }
+        live.node.bounds = Some(b);
+        Ok(needed(&b, &visible).is_none())
+    }
+}
+
+/// Which way and how far (pixels) `b` must move to lie inside `view`; `None` when it does.
+fn needed(b: &Rect, view: &Rect) -> Option<(Direction, i64)> {
+    let (top, bottom) = (i64::from(view.y), view.bottom());
+    if i64::from(b.y) < top {
+        return Some((Direction::Up, top - i64::from(b.y)));
+    }
+    // A box taller than the view counts as in view once its top is.
+    if b.bottom() > bottom && i64::from(b.y) > top {
+        let over = (b.bottom() - bottom).min(i64::from(b.y) - top);
+        return Some((Direction::Down, over));
+    }
+    None
+}
+
+/// The part of `r` on screen.
+fn clip(r: &Rect, screen: &Rect) -> Rect {
+    let x0 = r.x.max(screen.x);
+    let y0 = r.y.max(screen.y);
+    let x1 = r.right().min(screen.right()) as i32;
+    let y1 = r.bottom().min(screen.bottom()) as i32;
+    Rect::new(x0, y0, (x1 - x0).max(0), (y1 - y0).max(0))
+}
+
+/// The nearest ancestor on screen whose box does not hold `b`: the scrolled container.
+async fn container(bus: &Bus, handle: &Handle, b: &Rect, screen: &Rect) -> Option<Rect> {
+    let mut at = handle.clone();
+    for _ in 0..MAX_DEPTH {
+        let (owner, path): (String, OwnedObjectPath) = bus
+            .property(&at.owner, &at.path, ACCESSIBLE, "Parent")
+            .await
+            .ok()?
+            .try_into()
+            .ok()?;
+        if path.as_str() == "/org/a11y/atspi/null" {
+            return None;
+        }
+        // References with an empty owner mean the element's own app.
+        let owner = if owner.is_empty() {
+            at.owner.clone()
+        } else {
+            owner
+        };
+        at = Handle {
+            owner,
+            path: path.to_string(),
+        };
+        let role: u32 = bus
+            .call(&at.owner, &at.path, ACCESSIBLE, "GetRole", &())
+            .await
+            .ok()?;
+        // The window itself does not scroll its rows.
+        if [R::Frame, R::Window, R::Dialog, R::Application]
+            .iter()
+            .any(|r| *r as u32 == role)
+        {
+            return None;
+        }
+        let r = extents(bus, &at).await?;
+        let holds = r.is_valid() && r.y <= b.y && r.bottom() >= b.bottom();
+        if r.is_valid() && !holds && r.intersects(screen) {
+            return Some(r);
+        }
+    }
+    None
+}
+
+/// The element's box once it differs from `was` (the app has scrolled), within 400 ms.
+async fn moved(bus: &Bus, handle: &Handle, was: &Rect) -> Option<Rect> {
+    let deadline = Instant::now() + Duration::from_millis(400);
+    while Instant::now() < deadline {
+        if let Some(now) = extents(bus, handle).await {
+            if now != *was {
+                return Some(now);
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    None
+}
+
+/// An element's box on screen.
+async fn extents(bus: &Bus, h: &Handle) -> Option<Rect> {
+    let (x, y, w, h): (i32, i32, i32, i32) = bus
+        .call(&h.owner, &h.path, COMPONENT, "GetExtents", &(0u32,))
+        .await
+        .ok()?;
+    Some(Rect::new(x, y, w, h))
+}
