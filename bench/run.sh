@@ -3,10 +3,17 @@
 # gtk3-widget-factory, Chromium on the fixture page and FeatherPad (Qt5), and in one run
 # times `desktop-cli read` against pyatspi walks of the same windows and counts o200k tokens.
 # Usage: bench/run.sh [--runs N]      (results also go to bench/out/results.json)
+#        bench/run.sh --widgets [--rounds N]   the everyday-controls tasks (bench/widgets.py;
+#                                              results in bench/out/widgets.json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/install-test-tools.sh
 cargo build --release --locked
 (cd bench && npm install --no-audit --no-fund --silent)
-exec ./target/release/desktop-cli sandbox run --fresh -- /usr/bin/python3 bench/bench.py "$@"
+body=bench/bench.py
+if [[ "${1:-}" == --widgets ]]; then
+    body=bench/widgets.py
+    shift
+fi
+exec ./target/release/desktop-cli sandbox run --fresh -- /usr/bin/python3 "$body" "$@"

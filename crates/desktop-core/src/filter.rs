@@ -182,10 +182,19 @@ fn scrolls_children(n: &Node) -> bool {
 fn count_scrolled_out(nodes: &mut [Node]) {
     for n in nodes {
         if n.states.contains(States::SHOWING) && scrolls_children(n) {
+            // Rows are children like the showing ones (a tab strip's hidden drag helper is
+            // not a tab scrolled away).
+            let shown_roles: Vec<&Role> = n
+                .children
+                .iter()
+                .filter(|c| c.states.contains(States::SHOWING))
+                .map(|c| &c.role)
+                .collect();
             let hidden = n
                 .children
                 .iter()
                 .filter(|c| !c.states.contains(States::SHOWING))
+                .filter(|c| shown_roles.is_empty() || shown_roles.contains(&&c.role))
                 .count();
             // Toolkits report only the visible rows of such a container (or the reader
             // stopped at its cap): the rest are unreported.

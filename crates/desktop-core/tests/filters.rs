@@ -322,3 +322,33 @@ fn snapshot_json_and_text() {
     insta::assert_snapshot!("flat_json", serde_json::to_string(&Flat(&out)).unwrap());
     insta::assert_snapshot!("tree_text", text_tree(&out));
 }
+
+#[test]
+fn more_counts_hidden_rows_like_the_showing_ones() {
+    let hidden = |n: Node| with(n, |n| n.states = States::empty());
+    let tree = vec![
+        el(
+            Role::List,
+            "Inbox",
+            (0, 0, 100, 40),
+            vec![
+                el(Role::Item, "Message 1", (0, 0, 100, 20), vec![]),
+                el(Role::Item, "Message 2", (0, 20, 100, 20), vec![]),
+                hidden(el(Role::Item, "Message 3", (0, 40, 100, 20), vec![])),
+                hidden(el(Role::Item, "Message 4", (0, 60, 100, 20), vec![])),
+            ],
+        ),
+        el(
+            Role::TabList,
+            "",
+            (0, 50, 100, 20),
+            vec![
+                el(Role::Tab, "Page", (0, 50, 100, 20), vec![]),
+                // A helper the strip keeps hidden is not a tab scrolled away.
+                hidden(el(Role::Group, "", (0, 50, 100, 20), vec![])),
+            ],
+        ),
+    ];
+    let nodes = filter::structural(tree, &visible());
+    assert_eq!((nodes[0].more, nodes[1].more), (2, 0));
+}

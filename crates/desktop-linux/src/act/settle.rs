@@ -37,6 +37,10 @@ const POLL: Duration = Duration::from_millis(2);
 pub(crate) struct Watch {
     stream: Option<MessageStream>,
     last_event: Option<Instant>,
+    /// Events have stopped when none came for this long (`QUIET`, longer after keys).
+    gap: Duration,
+    /// The least time given the first event to come (longer after keys).
+    first: Duration,
 }
 
 impl Watch {
@@ -60,7 +64,22 @@ impl Watch {
         Watch {
             stream,
             last_event: None,
+            gap: QUIET,
+            first: Duration::ZERO,
         }
+    }
+
+    /// For `keys` keys sent at once to a page (Chromium): the page handles them in its own
+    /// process, and Chromium sends tree updates in batches, measured here up to 160 ms
+    /// apart while a page reacts to a run of keys, the first one up to as late after the
+    /// previous action's. So a sequence waits longer for the first update (300 ms) and
+    /// counts as quiet only after 200 ms without one. A single key keeps the usual waits.
+    pub(crate) fn after_keys(mut self, keys: usize) -> Watch {
+        if keys > 1 {
+            self.gap = Duration::from_millis(200);
+            self.first = Duration::from_millis(300);
+        }
+        self
     }
 
     /// Takes every event already delivered, without waiting.
@@ -73,16 +92,22 @@ impl Watch {
         }
     }
 
-    /// Waits until no event came for `QUIET`, giving the first event `first` to arrive
+    /// Waits until no event came for the gap (`QUIET`), giving the first event `first` to arrive
     /// (counted from now), never longer than `QUIET_MAX`. False when it never went quiet.
     pub(crate) async fn quiet(&mut self, first: Duration) -> bool {
+        let first = if first.is_zero() {
+            first
+        } else {
+            first.max(self.first)
+        };
         self.drain();
         let start = Instant::now();
         let cap = start + QUIET_MAX;
         loop {
+            let gap = self.gap;
             let until = match self.last_event {
-                Some(t) if t >= start || first.is_zero() => t + QUIET,
-                Some(t) => (t + QUIET).max(start + QUIET.min(first)),
+                Some(t) if t >= start || first.is_zero() => t + gap,
+                Some(t) => (t + gap).max(start + gap.min(first)),
                 None => start + first,
             };
             let until = until.min(cap);

@@ -286,7 +286,12 @@ impl LinuxDesktop {
         if let Some(w) = &w {
             self.consumed(wid, &w.app)?;
             if let Some(h) = &w.handle {
-                let (mut watch, async_tree) = self.app_watch(&h.owner).await;
+                let (watch, async_tree) = self.app_watch(&h.owner).await;
+                let mut watch = if async_tree {
+                    watch.after_keys(combos.len())
+                } else {
+                    watch
+                };
                 watch
                     .quiet(if async_tree {
                         Duration::from_millis(120)
@@ -304,7 +309,10 @@ impl LinuxDesktop {
     pub async fn press_into(&self, live: &Live, combos: &[Combo]) -> Result<ActionResult> {
         Self::check_enabled(live)?;
         let before = ElementState::of(&live.node);
-        let watch = Watch::start(live).await;
+        let mut watch = Watch::start(live).await;
+        if live.async_tree() {
+            watch = watch.after_keys(combos.len());
+        }
         self.deliver_focus(live).await?;
         let mut kb = Keyboard::new(self.x()?)?;
         for c in combos {
