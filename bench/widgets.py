@@ -70,8 +70,9 @@ def ids(data, role=None, name=None, hint=None):
 
 def task_like(a, n):
     """Like post n by its icon: read -i, click the n-th `like` by id."""
-    data = a.run("read", "--window", WEB, "-i")
+    # Checks read too (and so renumber): only before the agent's read, never between.
     before = status(WEB, "liked:") or ""
+    data = a.run("read", "--window", WEB, "-i")
     a.run("click", "--window", WEB, "--id", str(ids(data, hint="like")[n % 5]))
     post = f"post{n % 5 + 1}"
     return settled(WEB, "liked:", lambda v: (post in v.split(",")) != (post in before.split(",")))
@@ -224,7 +225,7 @@ def bench_page_tokens():
     files = {}
     for key, args in (("full", ["--full"]), ("interactive", ["-i"])):
         data = json.loads(cli("read", "--window", WEB, *args).stdout)["data"]
-        web = next(e for e in data["elements"] if e["r"] == "web")
+        web = next(e for e in flatten(data["elements"]) if e["r"] == "web")
         path = os.path.join(out, f"widgets-{key}.json")
         with open(path, "w") as f:
             json.dump(web, f, separators=(",", ":"), ensure_ascii=False)

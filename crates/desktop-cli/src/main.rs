@@ -63,10 +63,13 @@ fn run() -> i32 {
     }
     // Before any thread exists: adopting a sandbox sets this process's environment.
     // `sandbox` commands manage sandboxes themselves and must not inherit one's addresses.
-    if !cli.command.manages_sandboxes() {
-        if let Err(e) = platform::prepare() {
-            return out.err(&command_name(), &e);
-        }
+    let ready = if cli.command.manages_sandboxes() {
+        platform::check_private()
+    } else {
+        platform::prepare()
+    };
+    if let Err(e) = ready {
+        return out.err(&command_name(), &e);
     }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -62,6 +62,7 @@ error_codes! {
     InvalidArgs = "INVALID_ARGS": "The command line or tool arguments are invalid (exit status 2)." => "Check the arguments against the command's help.",
     InvalidKey = "INVALID_KEY": "A key combo does not parse (exit status 2)." => "Write combos as modifiers and a key joined by +, e.g. ctrl+shift+t, enter, f5.",
     PermDenied = "PERM_DENIED": "The system refused access (a file, a port, a token)." => "Check the permissions of the file, port or token involved.",
+    UnsafeState = "UNSAFE_STATE": "A directory holding desktop-cli's state is not private: another user's, open to others, or a symbolic link." => "Remove it or make it yours with mode 700, or set XDG_RUNTIME_DIR to a directory only you can enter.",
     SandboxFailed = "SANDBOX_FAILED": "The headless desktop could not be started, found or stopped." => "Run the doctor command; install the runtime packages if any is missing.",
     PlatformNotSupported = "PLATFORM_NOT_SUPPORTED": "This platform or display server lacks what the action needs." => "Run on X11 (or Xwayland with DISPLAY set).",
     Internal = "INTERNAL": "A bug in desktop-cli; please report it with the command." => "This is a bug in desktop-cli; please report it with the command you ran.",

@@ -418,7 +418,7 @@ impl FakeDesktop {
 /// A fresh, private refs file for one test.
 pub fn refs_file(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("desktop-cli-fake-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
+    let _ = crate::private::make_dir(&dir);
     let path = dir.join(format!("{test}.json"));
     let _ = std::fs::remove_file(&path);
     path

@@ -92,17 +92,11 @@ impl RefMap {
             .unwrap_or_default()
     }
 
-    /// Writes the map atomically (a temporary file renamed over the old one).
+    /// Writes the map atomically and privately (mode 600 in a directory only this user can
+    /// enter; see [`crate::private`]).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(
-            &tmp,
-            serde_json::to_vec(self).map_err(std::io::Error::other)?,
-        )?;
-        std::fs::rename(&tmp, path)
+        let json = serde_json::to_vec(self).map_err(std::io::Error::other)?;
+        crate::private::write(path, &json).map_err(|e| std::io::Error::other(e.message))
     }
 
     /// Records the ids of a read in the map at `path` (loaded, updated, written

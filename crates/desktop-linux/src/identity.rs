@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 
 /// One application as it introduced itself while it answered.
@@ -99,10 +99,7 @@ impl Identities {
 
     fn save(&self, address: &str) -> std::io::Result<()> {
         let dir = bus_dir(address);
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&dir)?;
+        desktop_core::private::dir(&dir).map_err(|e| std::io::Error::other(e.message))?;
         let json = serde_json::to_vec(self).map_err(std::io::Error::other)?;
         let tmp = dir.join(format!("apps.json.{}.tmp", std::process::id()));
         let mut f = fs::OpenOptions::new()

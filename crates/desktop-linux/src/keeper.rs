@@ -20,7 +20,7 @@ use futures_util::StreamExt;
 use std::collections::BTreeSet;
 use std::fs::{self, File};
 use std::io::Read as _;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 use zbus::zvariant::OwnedObjectPath;
@@ -33,10 +33,7 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(1);
 
 fn lock_file(address: &str) -> std::io::Result<File> {
     let dir = identity::bus_dir(address);
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&dir)?;
+    desktop_core::private::dir(&dir).map_err(|e| std::io::Error::other(e.message))?;
     fs::OpenOptions::new()
         .read(true)
         .write(true)

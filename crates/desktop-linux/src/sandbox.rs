@@ -111,10 +111,7 @@ impl Sandbox {
 
     fn save(&self) -> Result<()> {
         let json = serde_json::to_vec_pretty(self).map_err(|e| Error::internal(e.to_string()))?;
-        let tmp = self.dir.join("state.json.tmp");
-        fs::write(&tmp, json)
-            .and_then(|()| fs::rename(&tmp, self.dir.join("state.json")))
-            .map_err(|e| io_error("cannot write the sandbox state", &self.dir, e))
+        desktop_core::private::write(&self.dir.join("state.json"), &json)
     }
 }
 
@@ -143,6 +140,18 @@ pub fn runtime_root() -> PathBuf {
             rustix::process::getuid().as_raw()
         )),
     }
+}
+
+/// Refuses state directories another user could have planted or can write into: the
+/// runtime root and what desktop-cli keeps in it (sandboxes, ref maps, per-bus state) must
+/// be this user's, mode 700, not links. Missing ones pass; they are created private.
+pub fn check_private() -> Result<()> {
+    let root = runtime_root();
+    desktop_core::private::check_dir(&root)?;
+    for sub in ["sandbox", "refs", "bus"] {
+        desktop_core::private::check_dir(&root.join(sub))?;
+    }
+    Ok(())
 }
 
 /// Where sandbox directories live.
@@ -224,12 +233,10 @@ fn missing(program: &str, e: &std::io::Error) -> Error {
 /// Starts a new sandbox on the first free display and waits until accessibility works.
 pub async fn up(opts: &UpOptions) -> Result<Sandbox> {
     reap_dead();
+    check_private()?;
     let root = state_root();
-    fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&root)
-        .map_err(|e| io_error("cannot create the sandbox directory", &root, e))?;
+    desktop_core::private::dir(&runtime_root())?;
+    desktop_core::private::dir(&root)?;
     // The directory name is fixed before Xvfb starts: Xvfb re-reads its -auth file by path.
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -56,12 +56,38 @@ fn load(path: &Path, explicit: bool) -> Result<FileSettings> {
             )
         }
     };
-    toml::from_str(&text).map_err(|e| {
+    let settings: FileSettings = toml::from_str(&text).map_err(|e| {
         Error::invalid_args(format!("{} is not valid: {e}", path.display())).suggest(
             "Keys: provider, model, fallback_model, base_url, api_key, max_tokens, max_steps, \
              model_timeout, retries, confirm, allow_apps",
         )
-    })
+    })?;
+    if settings.api_key.is_some() {
+        warn_if_shared(path);
+    }
+    Ok(settings)
+}
+
+/// Says on stderr when a file holding an API key can be read by other users (as ssh does
+/// for private keys); the run goes on.
+fn warn_if_shared(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(m) = std::fs::metadata(path) {
+            let mode = m.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                crate::output::notice(&format!(
+                    "{} holds an api_key and is readable by other users (mode {mode:o}); \
+                     run: chmod 600 {}",
+                    path.display(),
+                    path.display()
+                ));
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
 }
 
 fn env(name: &str) -> Option<String> {

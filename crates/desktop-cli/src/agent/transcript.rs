@@ -31,20 +31,27 @@ fn default_dir() -> PathBuf {
         .join(format!("{secs}-{}", std::process::id()))
 }
 
-fn io_err(what: &str, path: &Path, e: std::io::Error) -> Error {
-    Error::new(
-        ErrorCode::PermDenied,
-        format!("{what} {}: {e}", path.display()),
-    )
-    .suggest("Give a writable folder with --transcript DIR")
-}
-
 impl Transcript {
+    /// Opens a run's record: in `dir` (the user's choice, created mode 700 when missing),
+    /// or in a new private directory under the state directory. Files are mode 600: they
+    /// hold what was on screen.
     pub fn create(dir: Option<PathBuf>) -> Result<Self> {
-        let dir = dir.unwrap_or_else(default_dir);
-        std::fs::create_dir_all(&dir).map_err(|e| io_err("cannot create", &dir, e))?;
+        let dir = match dir {
+            Some(d) => {
+                desktop_core::private::make_dir(&d)?;
+                d
+            }
+            None => {
+                let d = default_dir();
+                if let Some(runs) = d.parent() {
+                    desktop_core::private::dir(runs)?;
+                }
+                desktop_core::private::dir(&d)?;
+                d
+            }
+        };
         let path = dir.join("transcript.jsonl");
-        let file = std::fs::File::create(&path).map_err(|e| io_err("cannot write", &path, e))?;
+        let file = desktop_core::private::create(&path)?;
         Ok(Transcript {
             dir,
             file,
@@ -93,7 +100,7 @@ impl Transcript {
     pub fn image(&mut self, turn: u32, mime: &str, bytes: &[u8]) -> Option<String> {
         let ext = if mime == "image/png" { "png" } else { "jpg" };
         let name = format!("turn-{turn:03}.{ext}");
-        std::fs::write(self.dir.join(&name), bytes).ok()?;
+        desktop_core::private::write_owner_only(&self.dir.join(&name), bytes).ok()?;
         Some(name)
     }
 
@@ -106,10 +113,7 @@ impl Transcript {
         let path = self.dir.join("transcript.jsonl");
         if let Ok(text) = std::fs::read_to_string(&path) {
             let clean = self.redact(&text);
-            let tmp = self.dir.join(".transcript.jsonl.tmp");
-            if std::fs::write(&tmp, clean).is_ok() {
-                let _ = std::fs::rename(&tmp, &path);
-            }
+            let _ = desktop_core::private::write_owner_only(&path, clean.as_bytes());
         }
     }
 }

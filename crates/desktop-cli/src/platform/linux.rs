@@ -13,7 +13,13 @@ pub use desktop_linux::LinuxDesktop as Platform;
 /// Points this process at the sandbox when `DISPLAY` is unset. Must run before any thread
 /// starts: it sets environment variables.
 pub fn prepare() -> Result<()> {
+    check_private()?;
     desktop_linux::adopt_sandbox().map(|_| ())
+}
+
+/// Refuses state directories that are not this user's alone (see `sandbox::check_private`).
+pub fn check_private() -> Result<()> {
+    desktop_linux::sandbox::check_private()
 }
 
 /// Connects to the desktop, telling people when accessibility had to be switched on, and

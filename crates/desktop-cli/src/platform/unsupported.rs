@@ -81,6 +81,10 @@ pub fn prepare() -> Result<()> {
     Ok(())
 }
 
+pub fn check_private() -> Result<()> {
+    Ok(())
+}
+
 pub async fn connect(_timeout: Duration, _warm: bool) -> Result<Platform> {
     Err(unsupported())
 }

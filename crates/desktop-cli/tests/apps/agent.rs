@@ -345,6 +345,12 @@ fn anthropic_form(env: &Env) {
     assert_eq!(images, 1);
     assert!(out.stderr.contains("step 1/20: set #"), "{}", out.stderr);
     assert!(fake.transcript().join("turn-001.jpg").exists());
+    // What was on screen is this user's alone.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: PathBuf| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(fake.transcript()), 0o700);
+    assert_eq!(mode(fake.transcript().join("transcript.jsonl")), 0o600);
+    assert_eq!(mode(fake.transcript().join("turn-001.jpg")), 0o600);
 }
 
 fn chat_gtk(env: &Env) {
@@ -946,4 +952,26 @@ fn settings_errors(env: &Env) {
         .contains("not valid"));
     let _ = std::fs::remove_file(bad);
     let _ = std::fs::remove_dir_all("/tmp/desktop-cli-agent-noserver");
+    // A config file holding a key that others can read: a warning on stderr, the run goes on
+    // (here to the missing server), the key never printed.
+    use std::os::unix::fs::PermissionsExt;
+    let shared = std::env::temp_dir().join("desktop-cli-agent-shared.toml");
+    std::fs::write(&shared, format!("api_key = \"{KEY}\"\nretries = 0\n")).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = Command::new(BIN)
+        .args(["agent", "x", "--base-url", "http://127.0.0.1:9"])
+        .args(["--config", shared.to_str().unwrap()])
+        .args(["--transcript", "/tmp/desktop-cli-agent-shared"])
+        .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("readable by other users") && stderr.contains("chmod 600"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(KEY) && !String::from_utf8_lossy(&out.stdout).contains(KEY));
+    let _ = std::fs::remove_file(shared);
+    let _ = std::fs::remove_dir_all("/tmp/desktop-cli-agent-shared");
 }

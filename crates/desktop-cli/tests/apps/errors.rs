@@ -16,6 +16,8 @@ pub const TESTS: &[(&str, Test)] = &[
     ("errors::hung_app_costs_a_timeout_not_a_hang", hung_app),
     ("errors::broken_pipe_exits_zero", broken_pipe),
     ("errors::doctor_and_schema", doctor_and_schema),
+    ("errors::state_not_private_is_refused", state_not_private),
+    ("errors::ref_maps_are_private", ref_maps_are_private),
 ];
 
 fn suggestion(run: &desktop_testkit::Run) -> String {
@@ -225,5 +227,67 @@ fn doctor_and_schema(env: &Env) {
     assert_eq!(
         env.desk.cli(&["schema", "nope"]).error_code(),
         "INVALID_ARGS"
+    );
+}
+
+/// A runtime directory another user could have made or can write into is refused before
+/// anything in it is trusted (a planted ref map would aim `click --id`).
+fn state_not_private(_env: &Env) {
+    use std::os::unix::fs::PermissionsExt;
+    let rt = std::env::temp_dir().join(format!("desktop-cli-unsafe-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&rt);
+    let root = rt.join("desktop-cli");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let rt_s = rt.to_string_lossy().into_owned();
+    for args in [&["list"][..], &["sandbox", "env"], &["click", "--id", "5"]] {
+        let run = bare(args, &[("XDG_RUNTIME_DIR", &rt_s), ("DISPLAY", ":987")]);
+        assert_eq!(run.error_code(), "UNSAFE_STATE", "{args:?}: {}", run.stdout);
+        let msg = run.json()["error"]["message"].as_str().unwrap().to_string();
+        assert!(msg.contains(&root.to_string_lossy().into_owned()), "{msg}");
+        assert!(suggestion(&run).contains("700"), "{}", run.stdout);
+    }
+    // Private again, but its ref maps' folder is a link to somewhere else.
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::os::unix::fs::symlink(std::env::temp_dir(), root.join("refs")).unwrap();
+    let run = bare(
+        &["list"],
+        &[("XDG_RUNTIME_DIR", &rt_s), ("DISPLAY", ":987")],
+    );
+    assert_eq!(run.error_code(), "UNSAFE_STATE", "{}", run.stdout);
+    assert!(run.stdout.contains("symbolic link"), "{}", run.stdout);
+    std::fs::remove_dir_all(&rt).unwrap();
+}
+
+/// The ref maps and sandbox state of a read are mode 600 in mode-700 directories.
+fn ref_maps_are_private(env: &Env) {
+    use std::os::unix::fs::PermissionsExt;
+    env.desk
+        .cli(&["read", "--app", "gtk3-widget-factory", "-i"])
+        .data();
+    let root = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => std::path::PathBuf::from(d).join("desktop-cli"),
+        None => std::env::temp_dir().join(format!(
+            "desktop-cli-{}",
+            rustix::process::getuid().as_raw()
+        )),
+    };
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&root), 0o700);
+    let mut files = 0;
+    for sb in std::fs::read_dir(root.join("sandbox")).unwrap().flatten() {
+        assert_eq!(mode(&sb.path()), 0o700, "{}", sb.path().display());
+        for name in ["refs.json", "state.json"] {
+            let f = sb.path().join(name);
+            if f.exists() {
+                assert_eq!(mode(&f), 0o600, "{}", f.display());
+                files += 1;
+            }
+        }
+    }
+    assert!(
+        files >= 2,
+        "no ref map or sandbox state under {}",
+        root.display()
     );
 }
