@@ -591,6 +591,11 @@ pub struct McpArgs {
     /// Bearer token clients must send (Authorization: Bearer TOKEN); also DESKTOP_CLI_MCP_TOKEN.
     #[arg(long, env = "DESKTOP_CLI_MCP_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// A web origin whose pages may call the server (scheme://host[:port]; repeatable).
+    /// Requests carrying any other Origin are refused (403); on a loopback bind, loopback
+    /// origins are allowed too.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    pub allow_origin: Vec<String>,
 }
 
 /// When the agent asks before acting.

@@ -19,6 +19,8 @@ pub struct Options {
     pub http: Option<String>,
     pub allow_remote: bool,
     pub token: Option<String>,
+    /// Web origins allowed besides loopback ones (on a loopback bind).
+    pub allow_origin: Vec<String>,
     pub call_timeout: Duration,
 }
 
@@ -34,6 +36,7 @@ pub async fn command(
         http: a.http,
         allow_remote: a.allow_remote,
         token: a.token,
+        allow_origin: a.allow_origin,
         call_timeout: Duration::from_millis(g.call_timeout.max(1)),
     };
     match run(o).await {
@@ -59,6 +62,6 @@ pub async fn run(o: Options) -> Result<()> {
                 .map_err(|e| Error::internal(e.to_string()))?;
             Ok(())
         }
-        Some(addr) => http::serve(server, addr, o.allow_remote, o.token.clone()).await,
+        Some(addr) => http::serve(server, addr, &o).await,
     }
 }

@@ -222,15 +222,51 @@ fn http_refusals(env: &Env) {
         403,
         "a foreign Host is refused"
     );
+    // A web page's request carries its Origin: a foreign one is refused (a site the user
+    // visits must not drive the desktop), a loopback one served.
+    let host = format!("127.0.0.1:{port}");
+    assert_eq!(
+        initialize_from("127.0.0.1", port, &host, Some("http://evil.example")),
+        403,
+        "a foreign Origin is refused"
+    );
+    assert_eq!(
+        initialize_from("127.0.0.1", port, &host, Some("http://localhost:5173")),
+        200
+    );
+    drop(_server);
+    // An origin on the allow-list is served; others still are not.
+    let port = free_port();
+    let _server = start_http(
+        env,
+        &[
+            "--http",
+            &format!("127.0.0.1:{port}"),
+            "--allow-origin",
+            "https://app.example",
+        ],
+        port,
+    );
+    let host = format!("127.0.0.1:{port}");
+    let ok = Some("https://app.example");
+    assert_eq!(initialize_from("127.0.0.1", port, &host, ok), 200);
+    let bad = Some("https://app.example.evil");
+    assert_eq!(initialize_from("127.0.0.1", port, &host, bad), 403);
 }
 
 /// The status of an `initialize` POST sent with this Host header.
 fn initialize(addr: &str, port: u16, host: &str) -> u16 {
+    initialize_from(addr, port, host, None)
+}
+
+/// The same, with an `Origin` header when given (as a browser sends).
+fn initialize_from(addr: &str, port: u16, host: &str, origin: Option<&str>) -> u16 {
     let mut s = TcpStream::connect((addr, port)).unwrap();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+    let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
     write!(
         s,
-        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
