@@ -55,6 +55,17 @@ def wait_ready(name, spec):
     sys.exit(f"{name} did not come up")
 
 
+def stop(procs):
+    """Terminates the apps a benchmark started (killed after 5 s)."""
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+
 def timed(cmd):
     t = time.perf_counter()
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -371,13 +382,7 @@ def main():
         mcp = bench_mcp()
         agent = bench_agent()
     finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(procs)
     results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts, "reliability": reliability,
                "see": see, "mcp": mcp, "agent": agent}
     with open(os.path.join(ROOT, "bench/out/results.json"), "w") as f:

@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import BIN, PY, ROOT, APPS, cli, flatten, med, tokens  # noqa: E402
+from bench import PY, ROOT, APPS, cli, flatten, med, stop, tokens  # noqa: E402
 
 import subprocess  # noqa: E402
 
@@ -270,13 +270,7 @@ def main():
         rows = bench_tasks()
         toks = bench_page_tokens()
     finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(procs)
     with open(os.path.join(ROOT, "bench/out/widgets.json"), "w") as f:
         json.dump({"rounds": ROUNDS, "tasks": rows, "page": toks}, f, indent=1)
     print(f"everyday controls, {ROUNDS} rounds per task, whole process (median per round)\n")

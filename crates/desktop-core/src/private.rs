@@ -116,14 +116,7 @@ pub fn write_owner_only(path: &Path, bytes: &[u8]) -> Result<()> {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
     let tmp = path.with_file_name(format!(".{name}.{}.{stamp:x}.tmp", std::process::id()));
-    let mut open = std::fs::OpenOptions::new();
-    open.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        open.mode(0o600);
-    }
-    let written = open.open(&tmp).and_then(|mut f| {
+    let written = new_owner_only(&tmp).and_then(|mut f| {
         f.write_all(bytes)?;
         f.sync_data()
     });
@@ -143,6 +136,11 @@ pub fn create(path: &Path) -> Result<std::fs::File> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(io_error("cannot replace", path, &e)),
     }
+    new_owner_only(path).map_err(|e| io_error("cannot create", path, &e))
+}
+
+/// A file that did not exist (never one reached through a link), mode 600.
+fn new_owner_only(path: &Path) -> std::io::Result<std::fs::File> {
     let mut open = std::fs::OpenOptions::new();
     open.write(true).create_new(true);
     #[cfg(unix)]
@@ -151,7 +149,6 @@ pub fn create(path: &Path) -> Result<std::fs::File> {
         open.mode(0o600);
     }
     open.open(path)
-        .map_err(|e| io_error("cannot create", path, &e))
 }
 
 fn unsafe_dir(path: &Path, why: &str) -> Error {

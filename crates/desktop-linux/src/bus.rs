@@ -3,7 +3,7 @@
 
 use serde::de::DeserializeOwned;
 use std::time::Duration;
-use zbus::zvariant::{DynamicType, OwnedValue, Type};
+use zbus::zvariant::{DynamicType, OwnedObjectPath, OwnedValue, Type};
 use zbus::Connection;
 
 pub const ACCESSIBLE: &str = "org.a11y.atspi.Accessible";
@@ -17,6 +17,16 @@ pub const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 pub const REGISTRY: &str = "org.a11y.atspi.Registry";
 pub const ROOT_PATH: &str = "/org/a11y/atspi/accessible/root";
 pub const CACHE_PATH: &str = "/org/a11y/atspi/cache";
+
+/// An object reference as AT-SPI sends it: bus name and path.
+pub type ObjectRef = (String, OwnedObjectPath);
+
+/// A reference as (owner, path); an empty owner means the app of `parent` (as toolkits
+/// answer for objects of their own).
+pub fn owned(parent: &str, (owner, path): &ObjectRef) -> (String, String) {
+    let owner = if owner.is_empty() { parent } else { owner };
+    (owner.to_string(), path.as_str().to_string())
+}
 
 /// Why a call failed, in the terms the reader acts on.
 #[derive(Clone, Debug, PartialEq, Eq)]

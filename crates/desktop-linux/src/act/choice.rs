@@ -5,7 +5,7 @@
 //! toolkit offers one, the option's own action, or the keyboard (Home, then Down).
 
 use super::Live;
-use crate::bus::{Bus, CallError, ACCESSIBLE, ACTION};
+use crate::bus::{owned, Bus, CallError, ObjectRef, ACCESSIBLE, ACTION};
 use crate::{app_error, LinuxDesktop};
 use desktop_core::action::{ActionResult, ElementState, Route};
 use desktop_core::keys::Combo;
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 const SELECTION: &str = "org.a11y.atspi.Selection";
 
-type Ref = (String, zbus::zvariant::OwnedObjectPath);
+type Ref = ObjectRef;
 
 /// Whether an element is a closed choice list whose value is the option it shows.
 pub fn is_choice(n: &Node) -> bool {
@@ -87,13 +87,6 @@ async fn options(
         out.push((io, ip, text.trim().to_string()));
     }
     Ok((ho, hp, out))
-}
-
-/// A reference as (owner, path); an empty owner means the app of `parent` (as toolkits
-/// answer for objects of their own).
-fn owned(parent: &str, (owner, path): &Ref) -> (String, String) {
-    let owner = if owner.is_empty() { parent } else { owner };
-    (owner.to_string(), path.as_str().to_string())
 }
 
 impl LinuxDesktop {

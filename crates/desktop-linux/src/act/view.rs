@@ -5,14 +5,13 @@
 //! viewport to the focused row (GTK3 gives rows out of view no place at all).
 
 use super::Live;
-use crate::bus::{Bus, ACCESSIBLE, COMPONENT};
+use crate::bus::{owned, Bus, ObjectRef, ACCESSIBLE, COMPONENT};
 use crate::LinuxDesktop;
 use atspi_common::Role as R;
 use desktop_core::action::Route;
 use desktop_core::States;
 use desktop_core::{Direction, Handle, Rect, Result};
 use std::time::{Duration, Instant};
-use zbus::zvariant::OwnedObjectPath;
 
 /// Ancestors looked at for the scrolled container.
 const MAX_DEPTH: usize = 8;
@@ -119,25 +118,17 @@ fn clip(r: &Rect, screen: &Rect) -> Rect {
 async fn container(bus: &Bus, handle: &Handle, b: &Rect, screen: &Rect) -> Option<Rect> {
     let mut at = handle.clone();
     for _ in 0..MAX_DEPTH {
-        let (owner, path): (String, OwnedObjectPath) = bus
+        let parent: ObjectRef = bus
             .property(&at.owner, &at.path, ACCESSIBLE, "Parent")
             .await
             .ok()?
             .try_into()
             .ok()?;
-        if path.as_str() == "/org/a11y/atspi/null" {
+        if parent.1.as_str() == "/org/a11y/atspi/null" {
             return None;
         }
-        // References with an empty owner mean the element's own app.
-        let owner = if owner.is_empty() {
-            at.owner.clone()
-        } else {
-            owner
-        };
-        at = Handle {
-            owner,
-            path: path.to_string(),
-        };
+        let (owner, path) = owned(&at.owner, &parent);
+        at = Handle { owner, path };
         let role: u32 = bus
             .call(&at.owner, &at.path, ACCESSIBLE, "GetRole", &())
             .await
