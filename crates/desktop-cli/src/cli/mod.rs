@@ -585,12 +585,21 @@ pub struct McpArgs {
     /// Serve streamable HTTP on ADDR:PORT (path /mcp) instead of stdio.
     #[arg(long, value_name = "ADDR:PORT")]
     pub http: Option<String>,
-    /// Accept clients from other hosts (needs --token).
+    /// Accept clients from other hosts (they need the bearer token like every client).
     #[arg(long, requires = "http")]
     pub allow_remote: bool,
     /// Bearer token clients must send (Authorization: Bearer TOKEN); also DESKTOP_CLI_MCP_TOKEN.
+    /// Without one a token is generated and written to a file only you can read (its path
+    /// is printed on stderr).
     #[arg(long, env = "DESKTOP_CLI_MCP_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// Read the bearer token from this file (a mounted secret, for instance).
+    #[arg(long, value_name = "PATH", requires = "http", conflicts_with = "token")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// Serve without a token: loopback binds only, and then any local user can drive the
+    /// desktop.
+    #[arg(long, requires = "http", conflicts_with_all = ["token", "token_file"])]
+    pub no_token: bool,
     /// A web origin whose pages may call the server (scheme://host[:port]; repeatable).
     /// Requests carrying any other Origin are refused (403); on a loopback bind, loopback
     /// origins are allowed too.

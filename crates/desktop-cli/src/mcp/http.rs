@@ -1,7 +1,9 @@
 //! Streamable HTTP for `desktop-cli mcp --http ADDR:PORT`: loopback only unless remote
-//! hosts are allowed, a bearer token required for them, DNS-rebinding protection (Host
-//! checked against the allowed names) from rmcp, and `Origin` checked as the MCP transport
-//! specification requires: a web page the user visits must not drive the desktop.
+//! hosts are allowed, a bearer token on every bind (given, read from a file, or generated
+//! into a file only this user can read: any local user can reach a loopback port), DNS-
+//! rebinding protection (Host checked against the allowed names) from rmcp, and `Origin`
+//! checked as the MCP transport specification requires: a web page the user visits must not
+//! drive the desktop.
 
 use super::Server;
 use bytes::Bytes;
@@ -14,6 +16,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 fn refuse(status: StatusCode, msg: &str) -> Response<BoxBody<Bytes, Infallible>> {
@@ -67,8 +70,106 @@ fn origin_allowed(origin: Option<&[u8]>, loopback_bind: bool, allowed: &[String]
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Where the token clients must send comes from.
+enum TokenSource {
+    Given(String),
+    Generated,
+    Off,
+}
+
+/// The token as the options give it: `--token`, `--token-file`, none (`--no-token`, loopback
+/// only) or one to generate.
+fn token_source(o: &super::Options, loopback: bool) -> Result<TokenSource> {
+    if o.no_token {
+        if !loopback {
+            return Err(Error::invalid_args("--no-token is for loopback binds only")
+                .suggest("Serve on 127.0.0.1, or drop --no-token: clients then send the token"));
+        }
+        return Ok(TokenSource::Off);
+    }
+    if let Some(path) = &o.token_file {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::invalid_args(format!("cannot read --token-file {}: {e}", path.display()))
+                .suggest("Give a file holding the token on one line")
+        })?;
+        let t = text.trim();
+        if t.is_empty() || t.chars().any(char::is_whitespace) {
+            return Err(Error::invalid_args(format!(
+                "--token-file {} holds no token (one word on one line)",
+                path.display()
+            ))
+            .suggest("Write a token of at least 16 characters into the file"));
+        }
+        return checked(t);
+    }
+    match o.token.as_deref().map(str::trim) {
+        Some("") | None => Ok(TokenSource::Generated),
+        Some(t) => checked(t),
+    }
+}
+
+/// A token a client can send in a header, long enough not to be guessed.
+fn checked(t: &str) -> Result<TokenSource> {
+    if t.len() < 16 || !t.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(Error::invalid_args(
+            "the bearer token must be at least 16 printable characters without spaces",
+        )
+        .suggest("Generate one: openssl rand -hex 32"));
+    }
+    Ok(TokenSource::Given(t.to_string()))
+}
+
+/// 256 random bits as hex.
+fn generate() -> Result<String> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| Error::internal(format!("no randomness for a token: {e}")))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes a generated token where only this user can read it: `mcp-PORT.token` in the
+/// runtime directory.
+fn write_token(port: u16, token: &str) -> Result<PathBuf> {
+    let path = crate::platform::runtime_dir().join(format!("mcp-{port}.token"));
+    desktop_core::private::write(&path, format!("{token}\n").as_bytes())?;
+    Ok(path)
+}
+
+/// Resolves when the process is asked to stop (Ctrl+C, SIGTERM), so the token file goes too.
+async fn stopped() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+struct RemoveOnDrop(Option<PathBuf>);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        if let Some(p) = &self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+fn notice_token(path: &Path) {
+    crate::output::notice(&format!(
+        "bearer token in {} (clients send Authorization: Bearer <its content>)",
+        path.display()
+    ));
+}
+
 pub async fn serve(server: Server, addr: &str, o: &super::Options) -> Result<()> {
-    let (allow_remote, token) = (o.allow_remote, o.token.clone());
+    let allow_remote = o.allow_remote;
     let allowed_origins: Arc<Vec<String>> = Arc::new(o.allow_origin.clone());
     let addr: SocketAddr = addr.parse().map_err(|_| {
         Error::invalid_args(format!("--http `{addr}` is not ADDR:PORT"))
@@ -77,15 +178,11 @@ pub async fn serve(server: Server, addr: &str, o: &super::Options) -> Result<()>
     let loopback = addr.ip().is_loopback();
     if !loopback && !allow_remote {
         return Err(
-            Error::invalid_args(format!("{addr} is not a loopback address")).suggest(
-                "Serve on 127.0.0.1, or pass --allow-remote with --token to accept other hosts",
-            ),
+            Error::invalid_args(format!("{addr} is not a loopback address"))
+                .suggest("Serve on 127.0.0.1, or pass --allow-remote to accept other hosts"),
         );
     }
-    if !loopback && token.as_deref().is_none_or(str::is_empty) {
-        return Err(Error::invalid_args("serving beyond loopback needs a bearer token")
-            .suggest("Pass --token TOKEN (or set DESKTOP_CLI_MCP_TOKEN); clients send Authorization: Bearer TOKEN"));
-    }
+    let source = token_source(o, loopback)?;
     let mut config = StreamableHttpServerConfig::default();
     if !loopback {
         // The Host header must name this server: the bind address, or any name when bound
@@ -108,13 +205,39 @@ pub async fn serve(server: Server, addr: &str, o: &super::Options) -> Result<()>
         )
         .suggest("Pick a free port")
     })?;
-    crate::output::notice(&format!(
-        "MCP server on http://{}/mcp",
-        listener.local_addr().map_or(addr, |a| a)
-    ));
-    let token: Option<Arc<Vec<u8>>> = token
-        .filter(|t| !t.is_empty())
-        .map(|t| Arc::new(format!("Bearer {t}").into_bytes()));
+    let bound = listener.local_addr().map_or(addr, |a| a);
+    let mut token_file = RemoveOnDrop(None);
+    let token = match source {
+        TokenSource::Given(t) => Some(t),
+        TokenSource::Off => None,
+        TokenSource::Generated => {
+            let t = generate()?;
+            let path = write_token(bound.port(), &t)?;
+            notice_token(&path);
+            token_file.0 = Some(path);
+            Some(t)
+        }
+    };
+    crate::output::notice(&format!("MCP server on http://{bound}/mcp"));
+    let token: Option<Arc<Vec<u8>>> = token.map(|t| Arc::new(format!("Bearer {t}").into_bytes()));
+    tokio::select! {
+        () = accept(listener, service, token, allowed_origins, loopback) => {}
+        () = stopped() => {}
+    }
+    drop(token_file);
+    Ok(())
+}
+
+type Service = StreamableHttpService<Server, LocalSessionManager>;
+
+/// Serves connections until the process stops.
+async fn accept(
+    listener: tokio::net::TcpListener,
+    service: Service,
+    token: Option<Arc<Vec<u8>>>,
+    allowed_origins: Arc<Vec<String>>,
+    loopback: bool,
+) {
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(c) => c,
@@ -139,7 +262,8 @@ pub async fn serve(server: Server, addr: &str, o: &super::Options) -> Result<()>
                             "this Origin may not use the server (see --allow-origin)",
                         ));
                     }
-                    // Off loopback the token is required; when one is set it is checked for all.
+                    // A token is checked for every client; without one (--no-token, loopback
+                    // binds only) only loopback clients are served.
                     if let Some(expected) = &token {
                         let given = req
                             .headers()
@@ -170,7 +294,46 @@ pub async fn serve(server: Server, addr: &str, o: &super::Options) -> Result<()>
 
 #[cfg(test)]
 mod tests {
-    use super::origin_allowed;
+    use super::{origin_allowed, token_source, TokenSource};
+
+    fn options(token: Option<&str>, no_token: bool) -> super::super::Options {
+        super::super::Options {
+            http: Some("127.0.0.1:0".into()),
+            allow_remote: false,
+            token: token.map(str::to_string),
+            token_file: None,
+            no_token,
+            allow_origin: Vec::new(),
+            call_timeout: std::time::Duration::from_secs(1),
+        }
+    }
+
+    #[test]
+    fn tokens() {
+        let t = |o, loopback| token_source(&o, loopback);
+        assert!(matches!(
+            t(options(None, false), true),
+            Ok(TokenSource::Generated)
+        ));
+        assert!(matches!(
+            t(options(Some(" "), false), false),
+            Ok(TokenSource::Generated)
+        ));
+        assert!(matches!(t(options(None, true), true), Ok(TokenSource::Off)));
+        assert!(
+            t(options(None, true), false).is_err(),
+            "--no-token off loopback"
+        );
+        assert!(t(options(Some("short"), false), true).is_err());
+        assert!(t(options(Some("has a space in it, sixteen+"), false), true).is_err());
+        let long = "0123456789abcdef0123";
+        assert!(
+            matches!(t(options(Some(long), false), true), Ok(TokenSource::Given(g)) if g == long)
+        );
+        let a = super::generate().unwrap();
+        assert_eq!(a.len(), 64);
+        assert_ne!(a, super::generate().unwrap());
+    }
 
     #[test]
     fn origins() {

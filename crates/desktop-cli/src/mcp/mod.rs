@@ -19,6 +19,10 @@ pub struct Options {
     pub http: Option<String>,
     pub allow_remote: bool,
     pub token: Option<String>,
+    /// A file holding the token.
+    pub token_file: Option<std::path::PathBuf>,
+    /// Serve without a token (loopback only).
+    pub no_token: bool,
     /// Web origins allowed besides loopback ones (on a loopback bind).
     pub allow_origin: Vec<String>,
     pub call_timeout: Duration,
@@ -36,6 +40,8 @@ pub async fn command(
         http: a.http,
         allow_remote: a.allow_remote,
         token: a.token,
+        token_file: a.token_file,
+        no_token: a.no_token,
         allow_origin: a.allow_origin,
         call_timeout: Duration::from_millis(g.call_timeout.max(1)),
     };

@@ -76,6 +76,12 @@ pub async fn run_keeper() -> i32 {
     }
 }
 
+/// This user's private runtime directory for desktop-cli (ref maps, sandboxes, the MCP
+/// server's token).
+pub fn runtime_dir() -> PathBuf {
+    desktop_linux::sandbox::runtime_root()
+}
+
 /// Where the ids of reads of the desktop in use are kept.
 pub fn refs_path() -> PathBuf {
     desktop_linux::sandbox::refs_path()

@@ -93,6 +93,10 @@ pub async fn run_keeper() -> i32 {
     1
 }
 
+pub fn runtime_dir() -> PathBuf {
+    std::env::temp_dir().join("desktop-cli")
+}
+
 pub fn refs_path() -> PathBuf {
     std::env::temp_dir().join("desktop-cli-refs.json")
 }

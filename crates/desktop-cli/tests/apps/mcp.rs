@@ -93,13 +93,18 @@ fn python_stdio_2026(env: &Env) {
     client_check(env, &["stdio-2026"]);
 }
 
-/// A running `desktop-cli mcp --http`, stopped when dropped.
-struct HttpServer(Child);
+/// A running `desktop-cli mcp --http`, stopped when dropped; `token_file` is where it said
+/// it wrote the token it generated.
+struct HttpServer {
+    child: Child,
+    token_file: Option<PathBuf>,
+    _stderr: std::io::BufReader<std::process::ChildStderr>,
+}
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -111,44 +116,49 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// Starts the server and reads its stderr until it says where it listens.
 fn start_http(env: &Env, args: &[&str], port: u16) -> HttpServer {
-    let child = Command::new(BIN)
+    use std::io::BufRead;
+    let mut child = Command::new(BIN)
         .arg("mcp")
         .args(args)
         .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut token_file = None;
+    let mut said = String::new();
+    loop {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap_or(0) == 0 {
+            panic!("the MCP HTTP server stopped: {said}");
+        }
+        said.push_str(&line);
+        if let Some(rest) = line.split("bearer token in ").nth(1) {
+            token_file = rest.split(" (").next().map(PathBuf::from);
+        }
+        if line.contains("MCP server on http://") {
+            break;
+        }
+    }
     desktop_testkit::wait_until(
         Duration::from_secs(10),
         &format!("the MCP HTTP server to listen on {port}"),
         || TcpStream::connect(("127.0.0.1", port)).ok(),
     );
-    HttpServer(child)
+    HttpServer {
+        child,
+        token_file,
+        _stderr: stderr,
+    }
 }
 
-/// The status of a bare POST, with or without a bearer token.
+/// The status of an `initialize` POST, with or without a bearer token.
 fn status(host: &str, port: u16, token: Option<&str>) -> u16 {
-    let mut s = TcpStream::connect((host, port)).unwrap();
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
-    let auth = token
-        .map(|t| format!("Authorization: Bearer {t}\r\n"))
-        .unwrap_or_default();
-    write!(
-        s,
-        "POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut reply = String::new();
-    let _ = s.read_to_string(&mut reply);
-    reply
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0)
+    post(host, port, &format!("{host}:{port}"), None, token)
 }
 
 /// This machine's first address that is not loopback, if it has one.
@@ -160,6 +170,8 @@ fn outside_ip() -> Option<String> {
         .map(str::to_string)
 }
 
+const TOKEN: &str = "s3cret-t0ken-for-tests";
+
 fn python_http(env: &Env) {
     let port = free_port();
     let _server = start_http(
@@ -169,7 +181,7 @@ fn python_http(env: &Env) {
             &format!("0.0.0.0:{port}"),
             "--allow-remote",
             "--token",
-            "s3cret-t0ken",
+            TOKEN,
         ],
         port,
     );
@@ -182,11 +194,8 @@ fn python_http(env: &Env) {
         401,
         "wrong token: refused"
     );
-    assert_ne!(status(&host, port, Some("s3cret-t0ken")), 401);
-    client_check(
-        env,
-        &["http", &format!("http://{host}:{port}/mcp"), "s3cret-t0ken"],
-    );
+    assert_eq!(status(&host, port, Some(TOKEN)), 200);
+    client_check(env, &["http", &format!("http://{host}:{port}/mcp"), TOKEN]);
 }
 
 fn http_refusals(env: &Env) {
@@ -209,10 +218,80 @@ fn http_refusals(env: &Env) {
         assert_eq!(j["error"]["code"], "INVALID_ARGS", "{j}");
     };
     refused(&["--http", &format!("0.0.0.0:{port}")]);
-    refused(&["--http", &format!("0.0.0.0:{port}"), "--allow-remote"]);
+    refused(&[
+        "--http",
+        &format!("0.0.0.0:{port}"),
+        "--allow-remote",
+        "--no-token",
+    ]);
     refused(&["--http", "not-an-address"]);
-    // Loopback without a token works, and rejects foreign Host headers (DNS rebinding).
-    let _server = start_http(env, &["--http", &format!("127.0.0.1:{port}")], port);
+    refused(&["--http", &format!("127.0.0.1:{port}"), "--token", "short"]);
+    let empty = std::env::temp_dir().join(format!("desktop-cli-empty-token-{port}"));
+    std::fs::write(&empty, "\n").unwrap();
+    refused(&[
+        "--http",
+        &format!("127.0.0.1:{port}"),
+        "--token-file",
+        empty.to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_file(&empty);
+    // By default a token is required even on loopback (any local user can reach the port):
+    // generated into a file only this user can read, removed when the server stops.
+    let server = start_http(env, &["--http", &format!("127.0.0.1:{port}")], port);
+    let file = server
+        .token_file
+        .clone()
+        .expect("the server names its token file");
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(&file).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600, "{file:?}");
+    let token = std::fs::read_to_string(&file).unwrap().trim().to_string();
+    assert!(token.len() >= 32, "{token:?}");
+    assert_eq!(status("127.0.0.1", port, None), 401, "no token: refused");
+    assert_eq!(
+        status("127.0.0.1", port, Some("wrong-token-0123456789")),
+        401
+    );
+    assert_eq!(status("127.0.0.1", port, Some(&token)), 200);
+    let stopped = Command::new("kill")
+        .args(["-TERM", &server.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    desktop_testkit::wait_until(
+        Duration::from_secs(5),
+        "the token file to go with the server",
+        || (!file.exists()).then_some(()),
+    );
+    drop(server);
+    // A token from a file (a mounted secret) is the one clients must send.
+    let port = free_port();
+    let given = std::env::temp_dir().join(format!("desktop-cli-token-{port}"));
+    std::fs::write(&given, format!("{TOKEN}\n")).unwrap();
+    let server = start_http(
+        env,
+        &[
+            "--http",
+            &format!("127.0.0.1:{port}"),
+            "--token-file",
+            given.to_str().unwrap(),
+        ],
+        port,
+    );
+    assert!(server.token_file.is_none(), "nothing generated");
+    assert_eq!(status("127.0.0.1", port, None), 401);
+    assert_eq!(status("127.0.0.1", port, Some(TOKEN)), 200);
+    drop(server);
+    let _ = std::fs::remove_file(&given);
+    // --no-token on loopback serves without one, and rejects foreign Host headers (DNS
+    // rebinding).
+    let port = free_port();
+    let _server = start_http(
+        env,
+        &["--http", &format!("127.0.0.1:{port}"), "--no-token"],
+        port,
+    );
+    assert_eq!(status("127.0.0.1", port, None), 200);
     assert_eq!(
         initialize("127.0.0.1", port, &format!("127.0.0.1:{port}")),
         200
@@ -244,6 +323,7 @@ fn http_refusals(env: &Env) {
             &format!("127.0.0.1:{port}"),
             "--allow-origin",
             "https://app.example",
+            "--no-token",
         ],
         port,
     );
@@ -256,17 +336,23 @@ fn http_refusals(env: &Env) {
 
 /// The status of an `initialize` POST sent with this Host header.
 fn initialize(addr: &str, port: u16, host: &str) -> u16 {
-    initialize_from(addr, port, host, None)
+    post(addr, port, host, None, None)
 }
 
 /// The same, with an `Origin` header when given (as a browser sends).
 fn initialize_from(addr: &str, port: u16, host: &str, origin: Option<&str>) -> u16 {
+    post(addr, port, host, origin, None)
+}
+
+/// An `initialize` POST with these headers; its HTTP status.
+fn post(addr: &str, port: u16, host: &str, origin: Option<&str>, token: Option<&str>) -> u16 {
     let mut s = TcpStream::connect((addr, port)).unwrap();
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
     let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     write!(
         s,
-        "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{origin}{auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -341,7 +427,12 @@ fn conformance(env: &Env) {
     let bin = node_bin();
     let cli = tools().join("node/node_modules/.bin/conformance");
     let port = free_port();
-    let _server = start_http(env, &["--http", &format!("127.0.0.1:{port}")], port);
+    // The generic scenarios send no token.
+    let _server = start_http(
+        env,
+        &["--http", &format!("127.0.0.1:{port}"), "--no-token"],
+        port,
+    );
     let url = format!("http://127.0.0.1:{port}/mcp");
     for scenario in [
         "server-initialize",
