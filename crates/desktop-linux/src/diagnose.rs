@@ -1,4 +1,4 @@
-//! `doctor` on Linux: each part the tool needs — display, XTEST, session bus, accessibility
+//! `doctor` on Linux: each part the tool needs — private state folders, display, XTEST, session bus, accessibility
 //! bus and registry, IsEnabled — checked, with how to fix what fails.
 
 use crate::bus::Bus;
@@ -10,6 +10,14 @@ use std::time::Duration;
 /// Every check, in the order a fix has to follow.
 pub async fn checks(timeout: Duration) -> Vec<Check> {
     let mut checks = Vec::new();
+    let root = sandbox::runtime_root();
+    checks.push(Check::new(
+        "state",
+        sandbox::check_private()
+            .map(|()| format!("{} is yours alone", root.display()))
+            .map_err(|e| e.message),
+        "Remove the folder named (or make it yours with chmod 700), or set XDG_RUNTIME_DIR to a folder only you can enter",
+    ));
     let in_sandbox = std::env::var("DESKTOP_CLI_SANDBOX").ok();
     let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
     let x = X::connect();

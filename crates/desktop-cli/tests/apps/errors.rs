@@ -1,6 +1,7 @@
 //! Bad input and broken environments: each gets its code, a suggestion, the right exit status.
 
 use crate::{Env, Test, BIN};
+use serde_json::json;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -204,6 +205,7 @@ fn doctor_and_schema(env: &Env) {
     assert_eq!(
         names,
         [
+            "state",
             "display",
             "xtest",
             "session_bus",
@@ -214,7 +216,8 @@ fn doctor_and_schema(env: &Env) {
     );
     let bad = bare(&["doctor"], &[]).data();
     assert_eq!(bad["healthy"], false);
-    assert!(bad["checks"][0]["fix"]
+    assert_eq!(bad["checks"][0]["ok"], true, "the state folders are private");
+    assert!(bad["checks"][1]["fix"]
         .as_str()
         .unwrap()
         .contains("sandbox up"));
@@ -247,6 +250,26 @@ fn state_not_private(_env: &Env) {
         assert!(msg.contains(&root.to_string_lossy().into_owned()), "{msg}");
         assert!(suggestion(&run).contains("700"), "{}", run.stdout);
     }
+    // doctor still runs, and names what is wrong as its first failed check.
+    let run = bare(
+        &["doctor"],
+        &[("XDG_RUNTIME_DIR", &rt_s), ("DISPLAY", ":987")],
+    );
+    let data = &run.json()["data"];
+    assert_eq!(data["healthy"], false, "{}", run.stdout);
+    let state = &data["checks"][0];
+    assert_eq!(
+        (&state["name"], &state["ok"]),
+        (&json!("state"), &json!(false))
+    );
+    assert!(
+        state["detail"]
+            .as_str()
+            .unwrap()
+            .contains(&*root.to_string_lossy()),
+        "{state}"
+    );
+    assert!(state["fix"].as_str().unwrap().contains("700"), "{state}");
     // Private again, but its ref maps' folder is a link to somewhere else.
     std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700)).unwrap();
     std::os::unix::fs::symlink(std::env::temp_dir(), root.join("refs")).unwrap();
