@@ -95,7 +95,7 @@ fn run() -> i32 {
             #[cfg(feature = "mcp")]
             cli::Command::Mcp(a) => mcp::command(&cli.global, out, a).await,
             #[cfg(feature = "agent")]
-            cli::Command::Agent(a) => agent::command(&cli.global, out, a).await,
+            cli::Command::Agent(a) => agent::command(&cli.global, out, *a).await,
             command => commands::dispatch(cli::Cli { command, ..cli }, out).await,
         }
     })

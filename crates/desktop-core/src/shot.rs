@@ -14,6 +14,24 @@ pub struct Capture {
     pub image: RgbImage,
 }
 
+impl Capture {
+    /// Paints a screen rectangle over in flat gray (what it showed must not be seen).
+    pub fn paint_over(&mut self, r: &Rect) {
+        let (w, h) = self.image.dimensions();
+        let clamp = |v: i32, max: u32| v.clamp(0, max as i32) as u32;
+        let (x0, y0) = (clamp(r.x - self.origin.0, w), clamp(r.y - self.origin.1, h));
+        let (x1, y1) = (
+            clamp(r.x + r.w - self.origin.0, w),
+            clamp(r.y + r.h - self.origin.1, h),
+        );
+        for y in y0..y1 {
+            for x in x0..x1 {
+                self.image.put_pixel(x, y, Rgb([128, 128, 128]));
+            }
+        }
+    }
+}
+
 /// An element to mark: its id and screen bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mark {

@@ -228,6 +228,8 @@ pub struct ShotRequest {
     pub annotate: bool,
     /// Draw a labelled coordinate grid.
     pub grid: bool,
+    /// Screen rectangles painted over before anything is drawn (fields showing a secret).
+    pub hide: Vec<Rect>,
 }
 
 impl ShotRequest {
@@ -307,6 +309,7 @@ mod tests {
             max_edge: None,
             annotate: false,
             grid: false,
+            hide: Vec::new(),
         };
         assert!(shot.validate().is_err());
         assert!(ShotRequest {

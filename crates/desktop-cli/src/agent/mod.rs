@@ -10,6 +10,7 @@ mod replay;
 mod run;
 mod safety;
 mod screen;
+mod secrets;
 mod tools;
 mod transcript;
 mod wire;
@@ -40,6 +41,7 @@ pub async fn command(g: &Global, out: Out, a: AgentArgs) -> i32 {
 
 async fn start(g: &Global, a: AgentArgs) -> Result<Value> {
     let call_timeout = Duration::from_millis(g.call_timeout.max(1));
+    let secrets = secrets::Secrets::parse(&a.secrets, &a.secret_fields)?;
     if let Some(dir) = &a.replay {
         let d = crate::commands::connect(g).await?;
         let o = replay::Options {
@@ -47,6 +49,7 @@ async fn start(g: &Global, a: AgentArgs) -> Result<Value> {
             allow_apps: a.allow_apps.clone(),
             dry_run: a.dry_run,
             call_timeout,
+            secrets,
         };
         return replay::run(&d, dir, o).await;
     }
@@ -89,6 +92,7 @@ async fn start(g: &Global, a: AgentArgs) -> Result<Value> {
             grid: a.grid,
         },
         call_timeout,
+        secrets,
     };
     run::run(&d, settings.provider, o, window, log).await
 }

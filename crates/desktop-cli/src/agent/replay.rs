@@ -6,6 +6,7 @@
 use super::exec;
 use super::safety::{self, Place, Verdict};
 use super::screen::{self, Screen};
+use super::secrets::Secrets;
 use super::tools::{self, Act, Space, Spot};
 use super::transcript::{self, has_redacted};
 use crate::cli::Confirm;
@@ -22,6 +23,8 @@ pub struct Options {
     pub allow_apps: Vec<String>,
     pub dry_run: bool,
     pub call_timeout: Duration,
+    /// For steps that typed a `{{secret:NAME}}`: the run's `--secret` options again.
+    pub secrets: Secrets,
 }
 
 /// The element of this screen with the recorded role and name.
@@ -160,7 +163,7 @@ pub async fn run(d: &Platform, dir: &Path, o: Options) -> Result<Value> {
                 ..Target::default()
             };
         }
-        let screen = screen::observe(d, &window, &look).await;
+        let screen = screen::observe(d, &window, &look, &o.secrets).await;
         let act = match rebind(step.act.clone(), &ev["refs"], &ev["points"], &screen) {
             Ok(a) => a,
             Err(e) => {
@@ -168,7 +171,7 @@ pub async fn run(d: &Platform, dir: &Path, o: Options) -> Result<Value> {
                 break;
             }
         };
-        let what = exec::describe(&screen, &act);
+        let what = o.secrets.hide(&exec::describe(&screen, &act));
         notice(&format!(
             "replay {n}/{}: {what}{}",
             events.len(),
@@ -198,18 +201,32 @@ pub async fn run(d: &Platform, dir: &Path, o: Options) -> Result<Value> {
             failure = Some(r);
             break;
         }
+        let act = match o.secrets.fill(&step.act, &screen) {
+            Ok(filled) => filled.unwrap_or_else(|| step.act.clone()),
+            Err(why) => {
+                record["executed"] = json!(false);
+                record["error"] = json!(why);
+                steps.push(record);
+                failure = Some(format!(
+                    "step {n}: {why} (a replay takes the run's --secret options again)"
+                ));
+                break;
+            }
+        };
         record["executed"] = json!(true);
-        match exec::run(d, &window, &screen, &step.act, o.call_timeout).await {
+        match exec::run(d, &window, &screen, &act, o.call_timeout).await {
             Ok(done) => {
                 record["ok"] = json!(true);
-                record["result"] = done.result;
+                record["result"] = serde_json::from_str(&o.secrets.hide(&done.result.to_string()))
+                    .unwrap_or(Value::Null);
                 steps.push(record);
             }
             Err(e) => {
+                let message = o.secrets.hide(&e.message);
                 record["ok"] = json!(false);
-                record["error"] = json!({"code": e.code.as_str(), "message": e.message});
+                record["error"] = json!({"code": e.code.as_str(), "message": message});
                 steps.push(record);
-                failure = Some(format!("step {n} failed: {}", e.message));
+                failure = Some(format!("step {n} failed: {message}"));
                 break;
             }
         }

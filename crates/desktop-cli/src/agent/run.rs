@@ -9,6 +9,7 @@ use super::exec;
 use super::model::{Call, Message, Outcome, Part, Provider, Reply, Stop};
 use super::safety::{self, KillSwitch, Place, Verdict};
 use super::screen::{self, Screen};
+use super::secrets::Secrets;
 use super::tools::{self, Act, Step};
 use super::transcript::Transcript;
 use crate::cli::Confirm;
@@ -30,6 +31,7 @@ pub struct Options {
     pub json_contract: bool,
     pub screen: screen::Options,
     pub call_timeout: Duration,
+    pub secrets: Secrets,
 }
 
 const SYSTEM: &str = "You operate a Linux desktop to reach the user's goal. Each turn you get the working window's \
@@ -106,6 +108,10 @@ pub async fn run(
         repaired: false,
         cut: false,
     };
+    let values: Vec<String> = l.o.secrets.values().map(str::to_string).collect();
+    for v in &values {
+        l.log.secret(v);
+    }
     l.log.log("start", json!({
         "goal": l.o.goal, "protocol": format!("{:?}", l.provider.protocol), "model": l.provider.model,
         "base_url": l.provider.base_url, "max_steps": l.o.max_steps, "confirm": format!("{:?}", l.o.confirm),
@@ -131,7 +137,10 @@ pub async fn run(
     l.log.log("end", data.clone());
     l.log.finish();
     match error {
-        Some(err) => Err(err),
+        Some(mut err) => {
+            err.message = l.log.redact(&err.message);
+            Err(err)
+        }
         None => Ok(serde_json::from_str(&l.log.redact(&data.to_string())).unwrap_or(data)),
     }
 }
@@ -142,7 +151,7 @@ fn b64(bytes: &[u8]) -> String {
 
 impl Loop<'_> {
     async fn observe(&mut self) -> Screen {
-        screen::observe(self.d, &self.window, &self.o.screen).await
+        screen::observe(self.d, &self.window, &self.o.screen, &self.o.secrets).await
     }
 
     /// The parts a screen adds to the next message; the screenshot is kept in the transcript.
@@ -244,7 +253,9 @@ impl Loop<'_> {
                 Some(i) => screen.element(i),
                 None => screen.focused(),
             };
-            if target.is_some_and(|n| n.is_secure()) {
+            // A placeholder is no secret (the value it stands for is one already); kept, a
+            // replay can fill it again.
+            if target.is_some_and(|n| n.is_secure()) && !text.contains("{{secret:") {
                 self.log.secret(text);
             }
         }
@@ -252,7 +263,11 @@ impl Loop<'_> {
 
     async fn turns_until_end(&mut self) -> Result<End> {
         let mut screen = self.observe().await;
-        let goal = format!("Goal: {}\n\n", self.o.goal);
+        let goal = format!(
+            "Goal: {}\n\n{}",
+            self.o.goal,
+            self.o.secrets.brief().unwrap_or_default()
+        );
         let first = self.screen_parts(&screen, goal);
         self.history.push(Message::User(first));
         let max_turns = self.o.max_steps * 2 + 4;
@@ -497,7 +512,7 @@ impl Loop<'_> {
     ) -> std::result::Result<String, String> {
         self.taken += 1;
         let n = self.taken;
-        let what = exec::describe(screen, &step.act);
+        let what = self.log.redact(&exec::describe(screen, &step.act));
         let role = match &step.act {
             Act::TypeText { id: Some(i), .. } | Act::SetValue { id: i, .. } => {
                 screen.element(*i).map(|e| e.role.short().to_string())
@@ -526,10 +541,22 @@ impl Loop<'_> {
         let (refs, points) = screen::anchors(screen, &step.act);
         let mut event = json!({"step": n, "tool": call.name, "args": call.args, "refs": refs, "points": points,
             "window": screen.data.as_ref().map(|d| json!({"app": d.window.app, "title": d.window.title}))});
-        let verdict = if self.o.dry_run {
-            Verdict::Go
-        } else {
-            safety::decide(self.o.confirm, risk.as_deref(), &what, &mut safety::ask)
+        // Placeholders become values here, at the last moment, where the field allows one.
+        let (act, verdict) = match self.o.secrets.fill(&step.act, screen) {
+            Err(why) => (
+                step.act.clone(),
+                Verdict::Refused(format!("not executed: {why}")),
+            ),
+            Ok(filled) => {
+                let act = filled.unwrap_or_else(|| step.act.clone());
+                if self.o.dry_run {
+                    (act, Verdict::Go)
+                } else {
+                    let v =
+                        safety::decide(self.o.confirm, risk.as_deref(), &what, &mut safety::ask);
+                    (act, v)
+                }
+            }
         };
         let result = match verdict {
             Verdict::Refused(reason) => {
@@ -543,26 +570,28 @@ impl Loop<'_> {
             }
             Verdict::Go => {
                 record["executed"] = json!(true);
-                match exec::run(self.d, &self.window, screen, &step.act, self.o.call_timeout).await
-                {
+                match exec::run(self.d, &self.window, screen, &act, self.o.call_timeout).await {
                     Ok(done) => {
                         if let Some(w) = done.window {
                             self.window = w;
                         }
                         if done.result["element"]["r"] == "pwd" {
                             if let Act::TypeText { text, .. } = &step.act {
-                                self.log.secret(text);
+                                if !text.contains("{{secret:") {
+                                    self.log.secret(text);
+                                }
                             }
                         }
-                        Ok(done.result.to_string())
+                        Ok(self.log.redact(&done.result.to_string()))
                     }
                     Err(e) => {
-                        notice(&format!("  failed: {} {}", e.code.as_str(), e.message));
-                        let mut v = json!({"code": e.code.as_str(), "message": e.message});
+                        let message = self.log.redact(&e.message);
+                        notice(&format!("  failed: {} {message}", e.code.as_str()));
+                        let mut v = json!({"code": e.code.as_str(), "message": message});
                         if let Some(s) = &e.suggestion {
                             v["suggestion"] = json!(s);
                         }
-                        Err(v.to_string())
+                        Err(self.log.redact(&v.to_string()))
                     }
                 }
             }

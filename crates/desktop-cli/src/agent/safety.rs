@@ -42,7 +42,7 @@ pub struct Place<'a> {
     pub role: Option<&'a str>,
 }
 
-fn is_terminal(app: &str, role: Option<&str>) -> bool {
+pub(super) fn is_terminal(app: &str, role: Option<&str>) -> bool {
     let app = app.to_lowercase();
     matches!(role, Some("term" | "terminal"))
         || TERMINALS

@@ -71,21 +71,9 @@ impl Transcript {
         }
     }
 
-    /// Blanks every known secret in JSON text (longest first, so one cannot hide part of another).
+    /// Blanks every known secret in text or JSON text.
     pub fn redact(&self, text: &str) -> String {
-        let mut secrets: Vec<&String> = self.secrets.iter().collect();
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        let mut out = text.to_string();
-        for s in secrets {
-            // As it appears inside JSON strings (the same as plain text unless it holds
-            // quotes, backslashes or control characters).
-            let escaped = serde_json::to_string(s).unwrap_or_default();
-            let form = &escaped[1..escaped.len().saturating_sub(1).max(1)];
-            if !form.is_empty() {
-                out = out.replace(form, REDACTED);
-            }
-        }
-        out
+        blank(text, self.secrets.iter().map(String::as_str))
     }
 
     /// Appends one event; a failure to write costs the record, never the run.
@@ -116,6 +104,24 @@ impl Transcript {
             let _ = desktop_core::private::write_owner_only(&path, clean.as_bytes());
         }
     }
+}
+
+/// Blanks each secret in text, as it is and as it appears inside JSON strings (the same
+/// unless it holds quotes, backslashes or control characters); longest first, so one
+/// cannot hide part of another.
+pub fn blank<'a>(text: &str, secrets: impl Iterator<Item = &'a str>) -> String {
+    let mut secrets: Vec<&str> = secrets.filter(|s| !s.is_empty()).collect();
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    let mut out = text.to_string();
+    for s in secrets {
+        let escaped = serde_json::to_string(s).unwrap_or_default();
+        let form = &escaped[1..escaped.len().saturating_sub(1).max(1)];
+        if !form.is_empty() {
+            out = out.replace(form, REDACTED);
+        }
+        out = out.replace(s, REDACTED);
+    }
+    out
 }
 
 /// The action events of a transcript, in order.

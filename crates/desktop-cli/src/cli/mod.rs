@@ -99,7 +99,7 @@ pub enum Command {
     Mcp(McpArgs),
     /// Carry out a goal in natural language: a model reads the UI and acts, step by step.
     #[cfg(feature = "agent")]
-    Agent(AgentArgs),
+    Agent(Box<AgentArgs>),
     /// Internal: stay a client of every accessibility app of the bus in
     /// AT_SPI_BUS_ADDRESS until the bus goes (started by the first command that needs it).
     #[command(hide = true)]
@@ -695,6 +695,15 @@ pub struct AgentArgs {
     /// ~/.local/state/desktop-cli/runs/<time>).
     #[arg(long, value_name = "DIR")]
     pub transcript: Option<std::path::PathBuf>,
+    /// A secret the model may type without seeing it: NAME=env:VAR or NAME=file:PATH
+    /// (repeatable). The model writes {{secret:NAME}}; the value goes only into password
+    /// fields and is blanked everywhere else.
+    #[arg(long = "secret", value_name = "NAME=SOURCE")]
+    pub secrets: Vec<String>,
+    /// Also let secret NAME go into fields whose name contains FIELD (a user name field):
+    /// NAME=FIELD (repeatable).
+    #[arg(long = "secret-field", value_name = "NAME=FIELD")]
+    pub secret_fields: Vec<String>,
     /// Re-execute the actions a transcript recorded, finding elements again by role and name.
     #[arg(long, value_name = "DIR", conflicts_with = "goal")]
     pub replay: Option<std::path::PathBuf>,

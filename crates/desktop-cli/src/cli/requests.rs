@@ -320,6 +320,7 @@ impl ScreenshotArgs {
             max_edge: self.max_edge,
             annotate: self.annotate.is_some(),
             grid: self.grid,
+            hide: Vec::new(),
         };
         r.validate()?;
         Ok(r)

@@ -166,7 +166,10 @@ pub(crate) async fn take_with(
             });
         }
     }
-    let capture = d.capture(area).await?;
+    let mut capture = d.capture(area).await?;
+    for r in &a.hide {
+        capture.paint_over(r);
+    }
     let (cw, ch) = capture.image.dimensions();
     let mut scale = a.scale;
     if let Some(edge) = a.max_edge {

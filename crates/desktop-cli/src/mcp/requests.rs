@@ -293,6 +293,7 @@ impl p::Screenshot {
             max_edge: Some(self.max_edge.unwrap_or(1568).max(16)),
             annotate: self.annotate,
             grid: self.grid,
+            hide: Vec::new(),
         };
         r.validate()?;
         Ok(r)

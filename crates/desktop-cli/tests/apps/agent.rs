@@ -46,6 +46,10 @@ pub const TESTS: &[(&str, Test)] = &[
         "agent::transcript_keeps_no_password_or_key",
         transcript_secrets,
     ),
+    (
+        "agent::secrets_typed_by_placeholder_never_seen",
+        secrets_by_placeholder,
+    ),
     ("agent::kill_switch_corner_and_ctrl_c", kill_switch),
     ("agent::replay_repeats_a_run", replay),
     ("agent::settings_errors_are_clear", settings_errors),
@@ -150,6 +154,18 @@ impl Outcome {
 }
 
 fn spawn_agent(env: &Env, fake: &Fake, provider: &str, goal: &str, extra: &[&str]) -> Child {
+    spawn_agent_with(env, fake, provider, goal, extra, &[])
+}
+
+/// The same, with more environment variables.
+fn spawn_agent_with(
+    env: &Env,
+    fake: &Fake,
+    provider: &str,
+    goal: &str,
+    extra: &[&str],
+    vars: &[(&str, &str)],
+) -> Child {
     let url = fake.url();
     let transcript = fake.transcript();
     let mut args = vec![
@@ -170,6 +186,7 @@ fn spawn_agent(env: &Env, fake: &Fake, provider: &str, goal: &str, extra: &[&str
         .env("ANTHROPIC_API_KEY", KEY)
         .env("OPENAI_API_KEY", KEY)
         .env("XDG_CONFIG_HOME", &fake.dir)
+        .envs(vars.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -815,6 +832,170 @@ fn transcript_secrets(env: &Env) {
     assert!(!all_text(&fake.requests()[1]).contains(secret));
 }
 
+/// The id of the element with this role and name in Chromium's latest read.
+fn chromium_id(env: &Env, role: &str, name: &str) -> String {
+    let data = read(env, &["--app", "chromium", "-i"]);
+    flatten(&data["elements"])
+        .into_iter()
+        .find(|e| e["r"] == role && e["t"] == name)
+        .unwrap_or_else(|| panic!("no {role} {name:?} in Chromium"))["i"]
+        .to_string()
+}
+
+/// Whether the screenshot shows a flat gray box where the element is (painted over).
+fn painted_over(env: &Env, jpg: &std::path::Path, role: &str, name: &str) -> bool {
+    let data = read(env, &["--app", "chromium"]);
+    let w = &data["window"]["b"];
+    let e = flatten(&data["elements"])
+        .into_iter()
+        .find(|e| e["r"] == role && e["t"] == name)
+        .unwrap();
+    let img = image::open(jpg).unwrap().to_rgb8();
+    let f = |v: &Value| v.as_f64().unwrap();
+    let scale = f64::from(img.width()) / f(&w[2]);
+    let b = &e["b"];
+    // The middle of the field, away from its edges and the id mark drawn at its corner.
+    let cx = ((f(&b[0]) + f(&b[2]) * 0.6 - f(&w[0])) * scale) as u32;
+    let cy = ((f(&b[1]) + f(&b[3]) / 2.0 - f(&w[1])) * scale) as u32;
+    (0..8).all(|dx| {
+        let p = img.get_pixel(cx + dx, cy).0;
+        p.iter().all(|&c| (118..=138).contains(&c))
+    })
+}
+
+fn secrets_by_placeholder(env: &Env) {
+    let (pw, user) = ("Pl4ceh0lder-pw!", "secret-user@example.org");
+    let pwd = chromium_id(env, "pwd", "Password");
+    env.desk
+        .cli(&["set-value", "--id", &pwd, "--value", ""])
+        .data();
+    let user_file = std::env::temp_dir().join(format!("desktop-cli-user-{}", std::process::id()));
+    std::fs::write(&user_file, format!("{user}\n")).unwrap();
+    let (to_pwd, to_user) = ("$id:pwd \"Password\"", "$id:input \"Username\"");
+    let typed = |id: &str, text: &str| json!({"calls": [call("type_text", json!({"id": id, "text": text}))]});
+    let fake = Fake::start(
+        "secrets",
+        json!([
+            typed(to_pwd, "{{secret:pw}}"),
+            // Not a password field and not allowed for it: refused.
+            typed(to_user, "{{secret:pw}}"),
+            // Allowed by --secret-field.
+            {"calls": [call("set_value", json!({"id": to_user, "value": "{{secret:user}}"}))]},
+            typed(to_pwd, "{{secret:nope}}"),
+            done(true, "signed in"),
+        ]),
+    );
+    let secret_user = format!("user=file:{}", user_file.display());
+    let args = [
+        "--app",
+        "chromium",
+        "--secret",
+        "pw=env:DC_TEST_SITE_PW",
+        "--secret",
+        &secret_user,
+        "--secret-field",
+        "user=Username",
+    ];
+    let vars = [("DC_TEST_SITE_PW", pw)];
+    let child = spawn_agent_with(env, &fake, "anthropic", "Sign in", &args, &vars);
+    let out = finish(child, "");
+    let d = out.data();
+    let steps = d["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 4, "{d}");
+    assert_eq!(steps[0]["ok"], true, "{}", out.stderr);
+    assert_eq!(steps[1]["ok"], false);
+    assert_eq!(steps[1]["executed"], false);
+    assert!(
+        steps[1]["error"].to_string().contains("password field"),
+        "{}",
+        steps[1]
+    );
+    assert_eq!(steps[2]["ok"], true, "{}", steps[2]);
+    assert!(
+        steps[3]["error"].to_string().contains("no secret named"),
+        "{}",
+        steps[3]
+    );
+    // Read back by libatspi: the password has the secret's length, the user name is the
+    // file's secret.
+    let mut fields = env.desk.fields();
+    let f = fields.read("Fixture Page");
+    assert_eq!(
+        f["Password"]["count"],
+        pw.chars().count(),
+        "{}",
+        f["Password"]
+    );
+    assert_eq!(f["Username"]["text"], user, "{}", f["Username"]);
+    // The model knew the names, never the values: not in any request (the field that shows
+    // one is blanked in the tree and painted over in the screenshot), nor in the envelope,
+    // stderr or the transcript.
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 5);
+    assert!(all_text(&reqs[0]).contains("{{secret:pw}} (password fields)"));
+    for r in &reqs {
+        let text = all_text(r);
+        assert!(
+            !text.contains(pw) && !text.contains(user),
+            "a request holds a secret"
+        );
+    }
+    assert!(all_text(&reqs[3]).contains("Username"));
+    let shot = fake.transcript().join("turn-004.jpg");
+    assert!(
+        painted_over(env, &shot, "input", "Username"),
+        "the user name is visible in {shot:?}"
+    );
+    assert!(
+        !painted_over(env, &shot, "btn", "Sign In"),
+        "the check sees paint"
+    );
+    for text in [out.json.to_string(), out.stderr.clone()] {
+        assert!(!text.contains(pw) && !text.contains(user), "{text}");
+    }
+    for entry in std::fs::read_dir(fake.transcript()).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(
+            !text.contains(pw) && !text.contains(user),
+            "the transcript holds a secret"
+        );
+    }
+    // A replay fills the placeholders again from the same options, and without them stops.
+    let dir = fake.transcript();
+    let replay = |args: &[&str]| {
+        let mut all = vec!["agent", "--replay", dir.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let child = Command::new(BIN)
+            .args(&all)
+            .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env("DC_TEST_SITE_PW", pw)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        finish(child, "")
+    };
+    let out = replay(&[]);
+    assert_eq!(out.data()["success"], false);
+    assert!(
+        out.data()["message"].as_str().unwrap().contains("--secret"),
+        "{}",
+        out.json
+    );
+    assert_eq!(
+        fields.read("Fixture Page")["Password"]["count"],
+        pw.chars().count()
+    );
+    let out = replay(&args[2..]);
+    assert_eq!(out.data()["success"], true, "{}", out.stderr);
+    assert!(!out.json.to_string().contains(user) && !out.stderr.contains(pw));
+    let f = fields.read("Fixture Page");
+    assert_eq!(f["Password"]["count"], 2 * pw.chars().count());
+    let _ = std::fs::remove_file(user_file);
+}
+
 fn kill_switch(env: &Env) {
     let before = agreed(env);
     let toggle = json!({"calls": [call("toggle", json!({"id": CHECK}))]});
@@ -974,4 +1155,22 @@ fn settings_errors(env: &Env) {
     assert!(!stderr.contains(KEY) && !String::from_utf8_lossy(&out.stdout).contains(KEY));
     let _ = std::fs::remove_file(shared);
     let _ = std::fs::remove_dir_all("/tmp/desktop-cli-agent-shared");
+    // A secret given on the command line itself, or from a variable that is not set, is
+    // refused before anything starts, and never echoed.
+    for spec in ["pw=Inline-Value-42", "pw=env:DC_TEST_UNSET_SECRET"] {
+        let (code, v) = run(
+            &["agent", "x", "--secret", spec],
+            &[("ANTHROPIC_API_KEY", KEY)],
+        );
+        assert_eq!(
+            (code, v["error"]["code"].as_str()),
+            (2, Some("INVALID_ARGS")),
+            "{v}"
+        );
+        assert!(!v.to_string().contains("Inline-Value-42"), "{v}");
+        assert!(
+            v["error"]["suggestion"].as_str().unwrap().contains("env:"),
+            "{v}"
+        );
+    }
 }

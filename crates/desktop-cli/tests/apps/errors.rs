@@ -216,7 +216,10 @@ fn doctor_and_schema(env: &Env) {
     );
     let bad = bare(&["doctor"], &[]).data();
     assert_eq!(bad["healthy"], false);
-    assert_eq!(bad["checks"][0]["ok"], true, "the state folders are private");
+    assert_eq!(
+        bad["checks"][0]["ok"], true,
+        "the state folders are private"
+    );
     assert!(bad["checks"][1]["fix"]
         .as_str()
         .unwrap()
