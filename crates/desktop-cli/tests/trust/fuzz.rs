@@ -147,6 +147,18 @@ fn table() -> Vec<(Vec<&'static str>, &'static str, Vec<&'static str>, bool)> {
         vec![],
         false,
     ));
+    t.push((
+        vec!["agent", "goal", "--dry-run"],
+        "--secret",
+        vec![],
+        false,
+    ));
+    t.push((
+        vec!["agent", "goal", "--dry-run", "--secret", "pw=env:HOME"],
+        "--secret-field",
+        vec![],
+        false,
+    ));
     t.push((vec!["mcp"], "--http", vec![], false));
     t
 }
