@@ -63,7 +63,9 @@ fn run() -> i32 {
     }
     // Before any thread exists: adopting a sandbox sets this process's environment.
     // `sandbox` commands manage sandboxes themselves and must not inherit one's addresses.
-    let ready = if cli.command.manages_sandboxes() {
+    let ready = if cli.command.is_offline() {
+        Ok(())
+    } else if cli.command.manages_sandboxes() {
         platform::check_private()
     } else if matches!(cli.command, cli::Command::Doctor) {
         // Doctor reports unsafe state as a failed check (and adopts no sandbox from it).

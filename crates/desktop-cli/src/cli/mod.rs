@@ -9,10 +9,19 @@ use desktop_core::{Button, Direction};
 /// Let AI agents see and operate a desktop: read any window's UI as a compact
 /// accessibility tree, from the shell. Every command prints one JSON envelope:
 /// {"version":"1","ok":true,"command":..,"data":..} or {"ok":false,"error":{code,message,suggestion}}.
+/// The version and the commit it was built from (`git describe`-like; "unknown" outside a
+/// checkout).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("DESKTOP_CLI_COMMIT"),
+    ")"
+);
+
 #[derive(Debug, Parser)]
 #[command(
     name = "desktop-cli",
-    version,
+    version = VERSION,
     propagate_version = true,
     max_term_width = 100
 )]
@@ -108,6 +117,17 @@ pub enum Command {
     Schema {
         /// list, read, sandbox, doctor, error
         command: Option<String>,
+    },
+    /// Print a shell completion script: source <(desktop-cli completions bash).
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), or write one page per command into --dir.
+    Man {
+        /// Folder for desktop-cli.1 and a page per command (desktop-cli-read.1, ...).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
     },
 }
 
@@ -237,6 +257,12 @@ pub struct ReadArgs {
 }
 
 impl Command {
+    /// Commands that print what the program is (completions, manual) touch no desktop and
+    /// no state.
+    pub fn is_offline(&self) -> bool {
+        matches!(self, Command::Completions { .. } | Command::Man { .. })
+    }
+
     /// `sandbox ...` manages sandboxes itself and must not adopt one's addresses.
     pub fn manages_sandboxes(&self) -> bool {
         #[cfg(target_os = "linux")]

@@ -2,6 +2,7 @@
 
 pub(crate) mod act;
 pub(crate) mod clip;
+mod docs;
 mod doctor;
 pub(crate) mod list;
 pub(crate) mod read;
@@ -127,6 +128,11 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
         Command::Schema { command } => match crate::schema::get(command.as_deref()) {
             Ok(s) => out.ok("schema", s),
             Err(e) => out.err("schema", &e),
+        },
+        Command::Completions { shell } => docs::completions(shell),
+        Command::Man { dir } => match docs::man(dir.as_deref()) {
+            Ok(()) => 0,
+            Err(e) => out.err("man", &e),
         },
     }
 }
