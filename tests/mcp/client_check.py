@@ -1,7 +1,7 @@
 """Drives `desktop-cli mcp` with the official Python MCP SDK (PyPI `mcp`) against the apps in
 the test sandbox and checks what a host relies on. Run by the Rust test `mcp::*`.
 
-usage: client_check.py BIN stdio|stdio-2026|http URL [TOKEN]
+usage: client_check.py BIN stdio|stdio-2026|toolsets|http URL [TOKEN]
 Exits non-zero with the failed check on stderr.
 """
 import asyncio
@@ -146,9 +146,43 @@ async def exercise(call, list_tools, progress_call=None):
     return len(tools)
 
 
+READERS = {"list_windows", "list_apps", "read", "find", "screenshot", "clipboard_get", "wait", "observe"}
+
+
+async def served(binary, args):
+    """The tools a server started with these options lists, and a session to call them."""
+    params = StdioServerParameters(command=binary, args=["mcp", *args], env=SANDBOX_ENV)
+    async with stdio_client(params) as (r, w):
+        async with ClientSession(r, w) as s:
+            await s.initialize()
+            names = {t.name for t in (await s.list_tools()).tools}
+            if "click" not in names:
+                # Not served is not callable either.
+                res = await s.call_tool("click", {"text": "I agree", "app": "chromium"})
+                check(error_of(res)["code"] == "INVALID_ARGS", f"click served anyway: {text_of(res)}")
+            if "read" in names:
+                res = await s.call_tool("read", {"app": "chromium"})
+                check(not res.is_error and structured(res)["count"] > 0, f"read: {text_of(res)}")
+            return names
+
+
+async def toolsets(binary):
+    names = await served(binary, ["--read-only"])
+    check(names == READERS, f"--read-only serves {sorted(names)}")
+    names = await served(binary, ["--tools", "read,list_windows,screenshot"])
+    check(names == {"read", "list_windows", "screenshot"}, f"--tools serves {sorted(names)}")
+    names = await served(binary, ["--exclude-tools", "launch", "--exclude-tools", "clipboard_set,click"])
+    check(len(names) == 16 and not names & {"launch", "clipboard_set", "click"}, f"--exclude-tools serves {sorted(names)}")
+    names = await served(binary, ["--read-only", "--exclude-tools", "observe"])
+    check(names == READERS - {"observe"}, f"--read-only less observe serves {sorted(names)}")
+    return 4
+
+
 async def main():
     binary, mode = sys.argv[1], sys.argv[2]
-    if mode == "stdio":
+    if mode == "toolsets":
+        n = await toolsets(binary)
+    elif mode == "stdio":
         params = StdioServerParameters(command=binary, args=["mcp"], env=SANDBOX_ENV)
         async with stdio_client(params) as (r, w):
             async with ClientSession(r, w) as s:

@@ -631,6 +631,16 @@ pub struct McpArgs {
     /// origins are allowed too.
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     pub allow_origin: Vec<String>,
+    /// Serve only these tools (comma-separated or repeated): --tools read,list_windows,screenshot
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub tools: Vec<String>,
+    /// Leave these tools out (comma-separated or repeated).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub exclude_tools: Vec<String>,
+    /// Serve only the tools that read (list, read, find, screenshot, wait, observe, clipboard
+    /// get): eyes without hands.
+    #[arg(long)]
+    pub read_only: bool,
 }
 
 /// When the agent asks before acting.

@@ -4,7 +4,6 @@
 //! error code and suggestion, so a model can recover.
 
 use super::params as p;
-use super::tools;
 use crate::commands::{act, read, shot, watch};
 use crate::platform::Platform;
 use base64::Engine;
@@ -59,12 +58,13 @@ struct Inner {
 }
 
 impl Server {
-    pub fn new(call_timeout: Duration) -> Self {
+    /// A server of these tools (see `tools::select`).
+    pub fn new(call_timeout: Duration, tools: Vec<Tool>) -> Self {
         Server {
             inner: Arc::new(Inner {
                 desktop: Mutex::new(None),
                 call_timeout,
-                tools: tools::catalogue(),
+                tools,
             }),
         }
     }

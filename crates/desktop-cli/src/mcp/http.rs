@@ -305,6 +305,9 @@ mod tests {
             no_token,
             allow_origin: Vec::new(),
             call_timeout: std::time::Duration::from_secs(1),
+            tools: Vec::new(),
+            exclude_tools: Vec::new(),
+            read_only: false,
         }
     }
 

@@ -26,6 +26,10 @@ pub struct Options {
     /// Web origins allowed besides loopback ones (on a loopback bind).
     pub allow_origin: Vec<String>,
     pub call_timeout: Duration,
+    /// Tools to serve (all when empty), tools to leave out, read-only tools only.
+    pub tools: Vec<String>,
+    pub exclude_tools: Vec<String>,
+    pub read_only: bool,
 }
 
 /// `desktop-cli mcp`: serves until the client leaves. Over stdio, stdout belongs to the
@@ -44,6 +48,9 @@ pub async fn command(
         no_token: a.no_token,
         allow_origin: a.allow_origin,
         call_timeout: Duration::from_millis(g.call_timeout.max(1)),
+        tools: a.tools,
+        exclude_tools: a.exclude_tools,
+        read_only: a.read_only,
     };
     match run(o).await {
         Ok(()) => 0,
@@ -56,7 +63,8 @@ pub async fn command(
 }
 
 pub async fn run(o: Options) -> Result<()> {
-    let server = Server::new(o.call_timeout);
+    let tools = tools::select(&o.tools, &o.exclude_tools, o.read_only)?;
+    let server = Server::new(o.call_timeout, tools);
     match &o.http {
         None => {
             let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| {

@@ -4,6 +4,7 @@
 
 use super::params as p;
 use crate::schema;
+use desktop_core::{Error, Result};
 use rmcp::model::{Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
@@ -84,6 +85,34 @@ fn tool<T: JsonSchema>(
         t = t.with_raw_output_schema(schema);
     }
     t
+}
+
+/// The tools to serve: those named (all when none), less those excluded, and with
+/// `read_only` only those annotated read-only, so a user can give an assistant eyes without
+/// hands. Calls to a tool not served are refused like unknown ones.
+pub fn select(include: &[String], exclude: &[String], read_only: bool) -> Result<Vec<Tool>> {
+    let all = catalogue();
+    let known: Vec<&str> = all.iter().map(|t| t.name.as_ref()).collect();
+    for name in include.iter().chain(exclude) {
+        if !known.contains(&name.as_str()) {
+            return Err(Error::invalid_args(format!("there is no tool {name:?}"))
+                .suggest(format!("Tools: {}", known.join(","))));
+        }
+    }
+    let served: Vec<Tool> = all
+        .iter()
+        .filter(|t| include.is_empty() || include.iter().any(|n| t.name == n.as_str()))
+        .filter(|t| !exclude.iter().any(|n| t.name == n.as_str()))
+        .filter(|t| {
+            !read_only || t.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true)
+        })
+        .cloned()
+        .collect();
+    if served.is_empty() {
+        return Err(Error::invalid_args("these options leave no tool to serve")
+            .suggest("Example: --tools read,list_windows,screenshot"));
+    }
+    Ok(served)
 }
 
 /// Every tool the server offers.

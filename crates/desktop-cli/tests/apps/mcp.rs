@@ -17,6 +17,7 @@ pub const TESTS: &[(&str, Test)] = &[
         python_stdio_2026,
     ),
     ("mcp::python_sdk_over_http_with_a_token", python_http),
+    ("mcp::tool_sets_read_only_and_chosen", tool_sets),
     ("mcp::http_refuses_what_it_must", http_refusals),
     ("mcp::inspector_cli_smoke", inspector),
     ("mcp::conformance_generic_scenarios", conformance),
@@ -87,6 +88,29 @@ fn client_check(env: &Env, args: &[&str]) {
 
 fn python_stdio(env: &Env) {
     client_check(env, &["stdio"]);
+}
+
+/// `--read-only`, `--tools`, `--exclude-tools`: the served list, checked by the SDK, and a
+/// name nobody knows refused before serving.
+fn tool_sets(env: &Env) {
+    client_check(env, &["toolsets"]);
+    for args in [
+        &["--tools", "read,nope"][..],
+        &["--exclude-tools", "clik"],
+        &["--read-only", "--tools", "click"],
+    ] {
+        let out = Command::new(BIN)
+            .arg("mcp")
+            .args(args)
+            .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("INVALID_ARGS"), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "stdout is the protocol's");
+    }
 }
 
 fn python_stdio_2026(env: &Env) {
