@@ -10,6 +10,7 @@ mod mcp;
 mod read;
 mod sandbox;
 mod see;
+mod skill;
 
 use desktop_testkit::Desk;
 
@@ -38,6 +39,7 @@ fn main() {
     tests.extend(agent::TESTS);
     tests.extend(errors::TESTS);
     tests.extend(sandbox::TESTS);
+    tests.extend(skill::TESTS);
     desktop_testkit::run_tests(Env { desk, victim_pid }, tests, |env, name| {
         env.desk.screenshot(name)
     })
