@@ -12,6 +12,7 @@ pub const TESTS: &[(&str, Test)] = &[
         click_check_box,
     ),
     ("act::toggle_flips_and_refuses_buttons", toggle),
+    ("act::hidden_elements_are_refused", hidden_refused),
     ("act::click_chromium_button_counts", chromium_counter),
     ("act::click_by_text_exact_and_ambiguous", click_by_text),
     ("act::type_unicode_into_gtk_entry", type_unicode_gtk),
@@ -34,6 +35,95 @@ pub const TESTS: &[(&str, Test)] = &[
     ("act::bad_targets_have_their_own_codes", bad_targets),
     ("act::launch_waits_for_the_window", launch),
 ];
+
+/// An element put away (a check box in a closed popover menu, a button behind a closed
+/// menu) is not acted on blindly: NOT_INTERACTABLE, the app unchanged, the focus where it was.
+fn hidden_refused(env: &Env) {
+    let app = "gtk3-widget-factory";
+    let all = els(env, &["--app", app, "-i", "--visible-only=false"]);
+    let find = |role: &str, name: &str| {
+        all.iter()
+            .find(|e| e["r"] == role && e["t"] == name)
+            .unwrap_or_else(|| panic!("no {role} {name:?}"))
+            .clone()
+    };
+    let (beer, dessert) = (find("chk", "Beer"), find("btn", "Dessert"));
+    assert!(beer.get("b").is_none(), "Beer is put away: {beer}");
+    let focused_before: Vec<Value> = env
+        .desk
+        .atspi_dump(app, "")
+        .into_iter()
+        .filter(|e| {
+            e["states"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s == "focused")
+        })
+        .map(|e| e["name"].clone())
+        .collect();
+    for (e, args) in [
+        (&beer, vec!["click"]),
+        (&beer, vec!["toggle"]),
+        (&dessert, vec!["click"]),
+    ] {
+        let id = e["i"].to_string();
+        let mut all_args = args.clone();
+        all_args.extend(["--id", &id, "--app", app]);
+        let run = env.desk.cli(&all_args);
+        assert_eq!(
+            run.error_code(),
+            "NOT_INTERACTABLE",
+            "{all_args:?}: {}",
+            run.stdout
+        );
+        assert!(run.stdout.contains("hidden"), "{}", run.stdout);
+    }
+    // libatspi, hidden elements included: Beer is as it was.
+    let script = r#"
+import sys, gi
+gi.require_version("Atspi", "2.0")
+from gi.repository import Atspi
+def walk(a, d=0):
+    if d > 40: return None
+    if a.get_name() == "Beer": return a
+    for i in range(a.get_child_count()):
+        c = a.get_child_at_index(i)
+        f = c and walk(c, d + 1)
+        if f: return f
+desk = Atspi.get_desktop(0)
+for i in range(desk.get_child_count()):
+    app = desk.get_child_at_index(i)
+    if app and app.get_name() == sys.argv[1]:
+        b = walk(app)
+        print(b.get_state_set().contains(Atspi.StateType.CHECKED) if b else "missing")
+"#;
+    let out = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", script, app])
+        .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .output()
+        .unwrap();
+    let beer_checked = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let was = if beer["k"] == true { "True" } else { "False" };
+    assert_eq!(beer_checked, was, "Beer changed behind the menu");
+    let focused_after: Vec<Value> = env
+        .desk
+        .atspi_dump(app, "")
+        .into_iter()
+        .filter(|e| {
+            e["states"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|s| s == "focused")
+        })
+        .map(|e| e["name"].clone())
+        .collect();
+    assert_eq!(
+        focused_before, focused_after,
+        "the focus moved to a hidden element"
+    );
+}
 
 fn els(env: &Env, args: &[&str]) -> Vec<Value> {
     flatten(&read(env, args)["elements"])

@@ -335,8 +335,21 @@ impl LinuxDesktop {
         if in_view(&live.node) {
             return Ok(false);
         }
+        let hidden = |n: &Node| !n.states.contains(States::SHOWING);
+        let put_away = |n: &Node| {
+            not_interactable(
+                "is hidden (on a page, in a menu or a section that is not open)",
+                n,
+                "Open what holds it first (its tab, menu or expander), then read again",
+            )
+        };
         if self.bring_into_view(live).await?.is_none() {
-            return Ok(false);
+            // Acting on what no one can see would be a blind act: refused, as input is.
+            return if hidden(&live.node) {
+                Err(put_away(&live.node))
+            } else {
+                Ok(false)
+            };
         }
         let deadline = std::time::Instant::now() + std::time::Duration::from_millis(600);
         while std::time::Instant::now() < deadline {
@@ -353,7 +366,10 @@ impl LinuxDesktop {
             }
             tokio::time::sleep(std::time::Duration::from_millis(15)).await;
         }
-        Ok(true)
+        match probe(&live.bus, &live.node.handle).await {
+            Ok(now) if hidden(&now) => Err(put_away(&live.node)),
+            _ => Ok(true),
+        }
     }
 
     /// `scroll --id N --into-view`.

@@ -37,7 +37,12 @@ impl LinuxDesktop {
         if self.wheel_into_view(live).await? {
             return Ok(Some(Route::Input));
         }
-        if live.node.states.contains(States::FOCUSABLE) {
+        // Focus scrolls a row into its list; an element put away (a tab page not shown, a
+        // closed menu or section) is not scrolled away, and focusing it would only send the
+        // keyboard somewhere no one can see.
+        if live.node.states.contains(States::FOCUSABLE)
+            && scrolled_away(&live.bus, &live.node.handle).await
+        {
             let (o, p) = live.h();
             let focused = live
                 .bus
@@ -89,6 +94,49 @@ impl LinuxDesktop {
         live.node.bounds = Some(b);
         Ok(needed(&b, &visible).is_none())
     }
+}
+
+/// Whether a hidden element is only scrolled away: the nearest ancestor that shows is a
+/// scrolled container or a list (its rows come into view with focus), not a tab list, a
+/// stack, a menu or a window (what holds it is closed).
+async fn scrolled_away(bus: &Bus, handle: &Handle) -> bool {
+    let mut at = handle.clone();
+    for _ in 0..MAX_DEPTH {
+        let Some(parent) = bus
+            .property(&at.owner, &at.path, ACCESSIBLE, "Parent")
+            .await
+            .ok()
+            .and_then(|v| ObjectRef::try_from(v).ok())
+        else {
+            return false;
+        };
+        if parent.1.as_str() == "/org/a11y/atspi/null" {
+            return false;
+        }
+        let (owner, path) = owned(&at.owner, &parent);
+        at = Handle { owner, path };
+        let (words, role) = tokio::join!(
+            bus.call::<_, Vec<u32>>(&at.owner, &at.path, ACCESSIBLE, "GetState", &()),
+            bus.call::<_, u32>(&at.owner, &at.path, ACCESSIBLE, "GetRole", &()),
+        );
+        let (Ok(words), Ok(role)) = (words, role) else {
+            return false;
+        };
+        if crate::convert::state_set(&words).contains(atspi_common::State::Showing) {
+            return [
+                R::ScrollPane,
+                R::Viewport,
+                R::List,
+                R::ListBox,
+                R::Table,
+                R::TreeTable,
+                R::Tree,
+            ]
+            .iter()
+            .any(|r| *r as u32 == role);
+        }
+    }
+    false
 }
 
 /// Which way and how far (pixels) `b` must move to lie inside `view`; `None` when it does.
