@@ -9,8 +9,9 @@ RUNTIME=(xvfb dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils)
 # fixtures (tests/fixtures/form_*.py) run on Debian's Python bindings of both toolkits.
 # The web widget fixtures load jQuery and jQuery UI from Debian (libjs-jquery-ui).
 APPS=(gtk-3-examples featherpad chromium fonts-liberation gir1.2-gtk-3.0 python3-pyqt5 libjs-jquery-ui)
-# Peers the benchmark compares against (pyatspi, xdotool, ImageMagick) and test helpers.
-PEERS=(python3-pyatspi gir1.2-atspi-2.0 python3-gi xdotool imagemagick xclip)
+# Peers the benchmark compares against (pyatspi, xdotool, ImageMagick) and test helpers
+# (python3-yaml reads deploy/kubernetes.yaml).
+PEERS=(python3-pyatspi gir1.2-atspi-2.0 python3-gi xdotool imagemagick xclip python3-yaml)
 # The MCP clients the tests use come from PyPI and npm (scripts/install-test-tools.sh);
 # npm only from apt when no Node.js is installed already (another nodejs would conflict).
 CLIENTS=(python3-venv)

@@ -33,3 +33,6 @@ fi
 
 # GUI tests share one sandbox per test binary; keep them off each other's input.
 cargo test --workspace --locked -- --test-threads="${TEST_THREADS:-2}"
+
+# The install path of the README, into a temporary root, then the installed binary alone.
+./scripts/check-install.sh

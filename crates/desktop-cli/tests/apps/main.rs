@@ -5,6 +5,7 @@
 
 mod act;
 mod agent;
+mod deploy;
 mod errors;
 mod mcp;
 mod read;
@@ -40,6 +41,7 @@ fn main() {
     tests.extend(errors::TESTS);
     tests.extend(sandbox::TESTS);
     tests.extend(skill::TESTS);
+    tests.extend(deploy::TESTS);
     desktop_testkit::run_tests(Env { desk, victim_pid }, tests, |env, name| {
         env.desk.screenshot(name)
     })
