@@ -78,6 +78,7 @@ pub async fn run_keeper() -> i32 {
 
 /// This user's private runtime directory for desktop-cli (ref maps, sandboxes, the MCP
 /// server's token).
+#[cfg(feature = "mcp")]
 pub fn runtime_dir() -> PathBuf {
     desktop_linux::sandbox::runtime_root()
 }

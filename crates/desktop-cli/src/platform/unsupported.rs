@@ -93,6 +93,7 @@ pub async fn run_keeper() -> i32 {
     1
 }
 
+#[cfg(feature = "mcp")]
 pub fn runtime_dir() -> PathBuf {
     std::env::temp_dir().join("desktop-cli")
 }
