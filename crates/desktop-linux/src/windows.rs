@@ -1,72 +1,88 @@
 //! Joining accessibility frames with X11 windows, and picking the window a command targets.
 //! Pure functions over already-fetched data.
 
-use crate::apps::{name_matches, App};
+use crate::apps::{name_matches, App, Frame};
 use crate::identity::program_name;
 use crate::x11::XWindow;
 use desktop_core::{Error, ErrorCode, Rect, Result, States, Target, WindowInfo};
 
-/// One window per showing frame, matched to its X window (same pid; same title, else the
-/// largest overlap), plus X windows no frame claimed (shown with `a11y: false`).
-/// Ordered top of the stack first.
+/// One window per showing frame, matched to its X window (same pid; same title first, for
+/// every frame, then the closest box among what is left), plus X windows no frame claimed
+/// (shown with `a11y: false`). Ordered top of the stack first.
 pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<WindowInfo> {
     let mut claimed = vec![false; xwins.len()];
-    let mut out: Vec<(usize, WindowInfo)> = Vec::new();
-    for app in apps {
-        for f in app
-            .frames
-            .iter()
-            .filter(|f| f.states.contains(States::SHOWING))
-        {
-            let candidates: Vec<usize> = (0..xwins.len())
-                .filter(|&i| {
-                    !claimed[i] && (app.pid == 0 || xwins[i].pid.is_none_or(|p| p == app.pid))
-                })
-                .collect();
-            let best = candidates
-                .iter()
-                .copied()
-                .find(|&i| xwins[i].title == f.name)
-                .or_else(|| {
-                    let fb = f.bounds?;
-                    candidates
-                        .iter()
-                        .copied()
-                        .map(|i| (overlap(&xwins[i].bounds, &fb), i))
-                        .filter(|(o, _)| *o > 0)
-                        .max()
-                        .map(|(_, i)| i)
-                })
-                .or_else(|| (candidates.len() == 1).then(|| candidates[0]));
-            if let Some(i) = best {
-                claimed[i] = true;
-            } else if !xwins.is_empty() && f.name.is_empty() {
-                // With X present, an unnamed frame no X window shows is a hidden popup
-                // that still claims SHOWING (Chromium's omnibox popups do).
-                continue;
-            }
-            let x = best.map(|i| &xwins[i]);
-            let win = WindowInfo {
-                app: app.name.clone(),
-                pid: app.pid,
-                // Some toolkits leave the frame unnamed; the X title is what a user sees then.
-                title: match x {
-                    Some(x) if f.name.is_empty() => x.title.clone(),
-                    _ => f.name.clone(),
-                },
-                id: x.map(|x| u64::from(x.id)),
-                bounds: x.map(|x| x.bounds).or(f.bounds),
-                focused: match (x, focused) {
-                    (Some(x), Some(fid)) => x.id == fid,
-                    (_, None) => f.states.contains(States::ACTIVE),
-                    _ => false,
-                },
-                a11y: true,
-                handle: Some(f.handle.clone()),
-            };
-            // Frames without an X window (other display, Wayland) go below the rest.
-            out.push((best.map_or(0, |i| i + 1), win));
+    let frames: Vec<(&App, &Frame)> = apps
+        .iter()
+        .flat_map(|a| a.frames.iter().map(move |f| (a, f)))
+        .filter(|(_, f)| f.states.contains(States::SHOWING))
+        .collect();
+    let mine = |app: &App, x: &XWindow| app.pid == 0 || x.pid.is_none_or(|p| p == app.pid);
+    let mut matched: Vec<Option<usize>> = vec![None; frames.len()];
+    // Titles first, all of them: a dialog's box lies inside its main window's, so a greedy
+    // box match could hand the main window to the dialog (and the dialog's to the main).
+    for (k, (app, f)) in frames.iter().enumerate() {
+        if f.name.is_empty() {
+            continue;
         }
+        let hit = (0..xwins.len())
+            .find(|&i| !claimed[i] && mine(app, &xwins[i]) && xwins[i].title == f.name);
+        if let Some(i) = hit {
+            claimed[i] = true;
+            matched[k] = Some(i);
+        }
+    }
+    for (k, (app, f)) in frames.iter().enumerate() {
+        if matched[k].is_some() {
+            continue;
+        }
+        let candidates: Vec<usize> = (0..xwins.len())
+            .filter(|&i| !claimed[i] && mine(app, &xwins[i]))
+            .collect();
+        let best = f
+            .bounds
+            .and_then(|fb| {
+                candidates
+                    .iter()
+                    .copied()
+                    .map(|i| (likeness(&xwins[i].bounds, &fb), i))
+                    .filter(|(l, _)| *l > 0.0)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    .map(|(_, i)| i)
+            })
+            .or_else(|| (candidates.len() == 1).then(|| candidates[0]));
+        if let Some(i) = best {
+            claimed[i] = true;
+            matched[k] = Some(i);
+        }
+    }
+    let mut out: Vec<(usize, WindowInfo)> = Vec::new();
+    for ((app, f), best) in frames.iter().zip(matched) {
+        if best.is_none() && !xwins.is_empty() && f.name.is_empty() {
+            // With X present, an unnamed frame no X window shows is a hidden popup
+            // that still claims SHOWING (Chromium's omnibox popups do).
+            continue;
+        }
+        let x = best.map(|i| &xwins[i]);
+        let win = WindowInfo {
+            app: app.name.clone(),
+            pid: app.pid,
+            // Some toolkits leave the frame unnamed; the X title is what a user sees then.
+            title: match x {
+                Some(x) if f.name.is_empty() => x.title.clone(),
+                _ => f.name.clone(),
+            },
+            id: x.map(|x| u64::from(x.id)),
+            bounds: x.map(|x| x.bounds).or(f.bounds),
+            focused: match (x, focused) {
+                (Some(x), Some(fid)) => x.id == fid,
+                (_, None) => f.states.contains(States::ACTIVE),
+                _ => false,
+            },
+            a11y: true,
+            handle: Some(f.handle.clone()),
+        };
+        // Frames without an X window (other display, Wayland) go below the rest.
+        out.push((best.map_or(0, |i| i + 1), win));
     }
     // X windows of accessible apps the query skipped are not "inaccessible windows".
     let skipped: Vec<u32> = apps.iter().filter(|a| !a.matched).map(|a| a.pid).collect();
@@ -97,10 +113,19 @@ pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<Window
     out.into_iter().map(|(_, w)| w).collect()
 }
 
-fn overlap(a: &Rect, b: &Rect) -> i64 {
+/// How alike two boxes are: their overlap over their union (1 for the same box), so a small
+/// dialog matches its own window rather than the large one it sits on.
+fn likeness(a: &Rect, b: &Rect) -> f64 {
     let w = (a.right().min(b.right()) - i64::from(a.x.max(b.x))).max(0);
     let h = (a.bottom().min(b.bottom()) - i64::from(a.y.max(b.y))).max(0);
-    w * h
+    let inter = (w * h) as f64;
+    let area = |r: &Rect| f64::from(r.w.max(0)) * f64::from(r.h.max(0));
+    let union = area(a) + area(b) - inter;
+    if union > 0.0 {
+        inter / union
+    } else {
+        0.0
+    }
 }
 
 /// Windows matching every field set in `target`.
@@ -193,7 +218,6 @@ fn not_found(all: &[WindowInfo], t: &Target, app_names: &[String]) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apps::Frame;
     use desktop_core::Handle;
 
     fn frame(name: &str, b: Rect) -> Frame {
@@ -240,6 +264,38 @@ mod tests {
         assert_eq!(ws[1].id, Some(2));
         assert!(ws[1].focused && !ws[2].focused);
         assert!(!ws[0].a11y && ws[1].a11y);
+    }
+
+    /// A dialog whose X window has no title, over its main window: each frame gets its own
+    /// X window (a box match frame by frame handed the main window to the dialog).
+    #[test]
+    fn a_dialog_over_its_window_keeps_its_own() {
+        let apps = vec![App {
+            name: "demo".into(),
+            pid: 10,
+            matched: true,
+            frames: vec![
+                frame("Information", Rect::new(400, 300, 300, 150)),
+                frame("demo", Rect::new(0, 0, 1366, 741)),
+            ],
+        }];
+        let xs = vec![
+            xwin(1, 10, "", Rect::new(400, 300, 300, 150)),
+            xwin(2, 10, "demo", Rect::new(0, 0, 1366, 741)),
+        ];
+        let ws = join(&apps, &xs, Some(1));
+        let dialog = ws.iter().find(|w| w.title == "Information").unwrap();
+        let main = ws.iter().find(|w| w.title == "demo").unwrap();
+        assert_eq!((dialog.id, main.id), (Some(1), Some(2)));
+        assert!(dialog.focused && !main.focused);
+        // Without titles on either side, the closest box wins.
+        let xs = vec![
+            xwin(2, 10, "", Rect::new(0, 0, 1366, 741)),
+            xwin(1, 10, "", Rect::new(400, 300, 300, 150)),
+        ];
+        let ws = join(&apps, &xs, None);
+        let dialog = ws.iter().find(|w| w.title == "Information").unwrap();
+        assert_eq!(dialog.id, Some(1));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub const TESTS: &[(&str, Test)] = &[
     ),
     ("act::toggle_flips_and_refuses_buttons", toggle),
     ("act::hidden_elements_are_refused", hidden_refused),
+    ("act::a_dialog_is_its_own_window", dialog_window),
     ("act::click_chromium_button_counts", chromium_counter),
     ("act::click_by_text_exact_and_ambiguous", click_by_text),
     ("act::type_unicode_into_gtk_entry", type_unicode_gtk),
@@ -122,6 +123,85 @@ for i in range(desk.get_child_count()):
     assert_eq!(
         focused_before, focused_after,
         "the focus moved to a hidden element"
+    );
+}
+
+/// A dialog over its main window is listed as itself: its own X id, title and box, so
+/// `--window-id` reads the dialog (its frame once took the main window's X id and the main
+/// window the dialog's).
+fn dialog_window(env: &Env) {
+    let app = "gtk3-widget-factory";
+    // Back on the first page with the dialog closed, whatever happens.
+    struct Restore<'a>(&'a Env);
+    impl Drop for Restore<'_> {
+        fn drop(&mut self) {
+            let app = "gtk3-widget-factory";
+            let _ = self.0.desk.cli(&[
+                "click",
+                "--text",
+                "Cancel",
+                "--role",
+                "btn",
+                "--app",
+                app,
+                "--window",
+                "Information",
+            ]);
+            let _ = self
+                .0
+                .desk
+                .cli(&["click", "--text", "Page 1", "--role", "radio", "--app", app]);
+        }
+    }
+    let _restore = Restore(env);
+    ok(
+        env,
+        &["click", "--text", "Page 2", "--role", "radio", "--app", app],
+    );
+    ok(
+        env,
+        &["click", "--text", "Inform", "--role", "btn", "--app", app],
+    );
+    ok(
+        env,
+        &[
+            "wait",
+            "--for-text",
+            "Do It",
+            "--app",
+            app,
+            "--window",
+            "Information",
+            "--timeout",
+            "5000",
+        ],
+    );
+    let windows = ok(env, &["list", "--app", app])["windows"].clone();
+    let find = |title: &str| {
+        windows
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["title"] == title)
+            .unwrap_or_else(|| panic!("no window {title:?}: {windows}"))
+            .clone()
+    };
+    let (dialog, main) = (find("Information"), find(app));
+    assert_ne!(dialog["id"], main["id"]);
+    let w = |v: &Value| v["bounds"][2].as_i64().unwrap();
+    assert!(
+        w(&dialog) < w(&main),
+        "the dialog has its own box: {dialog} {main}"
+    );
+    let id = dialog["id"].to_string();
+    let names: Vec<String> = els(env, &["--window-id", &id, "-i"])
+        .iter()
+        .filter_map(|e| e["t"].as_str().map(str::to_string))
+        .collect();
+    assert!(names.contains(&"Do It".to_string()), "{names:?}");
+    assert!(
+        !names.contains(&"Inform".to_string()),
+        "the main window was read: {names:?}"
     );
 }
 
