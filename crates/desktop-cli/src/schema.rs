@@ -50,6 +50,7 @@ fn window() -> Value {
             "id": {"type": "integer", "description": "X11 window id"},
             "bounds": bounds(),
             "focused": {"type": "boolean"},
+            "modal": {"const": true, "description": "present (true) when the window is a modal dialog: its app takes input there first, and commands naming only the app act on it"},
             "a11y": {"const": false, "description": "present (false) when the window exposes no accessibility tree"}
         }
     })

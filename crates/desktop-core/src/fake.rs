@@ -91,6 +91,7 @@ impl FakeDesktop {
             bounds: Some(Rect::new(0, 0, 800, 600)),
             focused: true,
             a11y: true,
+            modal: false,
             handle: Some(Handle {
                 owner: OWNER.into(),
                 path: "/fake/window".into(),

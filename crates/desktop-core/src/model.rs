@@ -47,6 +47,9 @@ pub struct WindowInfo {
     /// False when the window exposes no accessibility tree (`read` cannot see inside it).
     #[serde(skip_serializing_if = "is_true")]
     pub a11y: bool,
+    /// A modal dialog: its app takes input there first.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub modal: bool,
     /// The accessibility handle of the window's root element.
     #[serde(skip)]
     pub handle: Option<Handle>,

@@ -368,6 +368,7 @@ mod tests {
                 bounds: None,
                 focused: true,
                 a11y: true,
+                modal: false,
                 handle: None,
             },
             ts: 1,

@@ -79,6 +79,7 @@ pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<Window
                 _ => false,
             },
             a11y: true,
+            modal: f.states.contains(States::MODAL),
             handle: Some(f.handle.clone()),
         };
         // Frames without an X window (other display, Wayland) go below the rest.
@@ -104,6 +105,7 @@ pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<Window
                 bounds: Some(x.bounds),
                 focused: focused == Some(x.id),
                 a11y: false,
+                modal: false,
                 handle: None,
             },
         ));
@@ -143,13 +145,16 @@ pub fn filter(windows: Vec<WindowInfo>, t: &Target) -> Vec<WindowInfo> {
         .collect()
 }
 
-/// The one window a command acts on: among the matches, the focused one, else the top of
-/// the stack (windows with an accessibility tree first). Errors list what is there.
+/// The one window a command acts on: among the matches, a modal dialog (its app takes input
+/// there first, whether or not the window system gave it the focus), else the focused one,
+/// else the top of the stack (windows with an accessibility tree first). Errors list what
+/// is there.
 pub fn pick(all: &[WindowInfo], t: &Target, apps: &[String]) -> Result<WindowInfo> {
     let matches = filter(all.to_vec(), t);
     let best = matches
         .iter()
-        .find(|w| w.focused && w.a11y)
+        .find(|w| w.modal && w.a11y)
+        .or_else(|| matches.iter().find(|w| w.focused && w.a11y))
         .or_else(|| matches.iter().find(|w| w.a11y))
         .or_else(|| matches.first());
     if let Some(w) = best {
@@ -308,6 +313,7 @@ mod tests {
             bounds: None,
             focused: false,
             a11y: true,
+            modal: false,
             handle: None,
         }];
         let t = Target {
@@ -331,5 +337,20 @@ mod tests {
             ..Target::default()
         };
         assert_eq!(pick(&ws, &t, &[]).map(|w| w.id), Ok(Some(5)));
+        // A modal dialog of the app wins over its focused main window.
+        let mut both = ws.clone();
+        both[0].focused = true;
+        both.push(WindowInfo {
+            title: "Confirm".into(),
+            id: Some(6),
+            modal: true,
+            focused: false,
+            ..ws[0].clone()
+        });
+        let t = Target {
+            app: Some("demo".into()),
+            ..Target::default()
+        };
+        assert_eq!(pick(&both, &t, &[]).map(|w| w.id), Ok(Some(6)));
     }
 }

@@ -126,8 +126,8 @@ for i in range(desk.get_child_count()):
     );
 }
 
-/// A dialog over its main window is listed as itself: its own X id, title and box, so
-/// `--window-id` reads the dialog (its frame once took the main window's X id and the main
+/// A modal dialog over its main window is listed as itself: its own X id, title and box, so
+/// `--window-id` reads the dialog, and `--app` alone means the dialog (its frame once took the main window's X id and the main
 /// window the dialog's).
 fn dialog_window(env: &Env) {
     let app = "gtk3-widget-factory";
@@ -170,8 +170,6 @@ fn dialog_window(env: &Env) {
             "Do It",
             "--app",
             app,
-            "--window",
-            "Information",
             "--timeout",
             "5000",
         ],
@@ -188,6 +186,10 @@ fn dialog_window(env: &Env) {
     };
     let (dialog, main) = (find("Information"), find(app));
     assert_ne!(dialog["id"], main["id"]);
+    // Modal: commands naming only the app act there (the wait above found its button
+    // whether or not the window system gave the dialog the focus).
+    assert_eq!(dialog["modal"], true, "{dialog}");
+    assert!(main.get("modal").is_none(), "{main}");
     let w = |v: &Value| v["bounds"][2].as_i64().unwrap();
     assert!(
         w(&dialog) < w(&main),
