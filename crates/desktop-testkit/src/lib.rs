@@ -471,9 +471,19 @@ impl Drop for Desk {
             let _ = child.wait();
         }
         let display = self.display.trim_start_matches(':').to_string();
-        let _ = Command::new(&self.bin)
+        // A sandbox left running outlives the test run: say so, with why.
+        match Command::new(&self.bin)
             .args(["sandbox", "down", "--display", &display])
-            .output();
+            .output()
+        {
+            Ok(out) if out.status.success() => {}
+            Ok(out) => eprintln!(
+                "desktop-testkit: sandbox :{display} was not stopped: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+            Err(e) => eprintln!("desktop-testkit: sandbox :{display} was not stopped: {e}"),
+        }
         for dir in &self.temp {
             let _ = std::fs::remove_dir_all(dir);
         }

@@ -50,19 +50,22 @@ fn hidden_refused(env: &Env) {
     };
     let (beer, dessert) = (find("chk", "Beer"), find("btn", "Dessert"));
     assert!(beer.get("b").is_none(), "Beer is put away: {beer}");
-    let focused_before: Vec<Value> = env
-        .desk
-        .atspi_dump(app, "")
-        .into_iter()
-        .filter(|e| {
-            e["states"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|s| s == "focused")
-        })
-        .map(|e| e["name"].clone())
-        .collect();
+    // What holds the keyboard focus, by libatspi.
+    let focused = || -> Vec<Value> {
+        env.desk
+            .atspi_dump(app, "")
+            .into_iter()
+            .filter(|e| {
+                e["states"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|s| s == "focused")
+            })
+            .map(|e| e["name"].clone())
+            .collect()
+    };
+    let focused_before = focused();
     for (e, args) in [
         (&beer, vec!["click"]),
         (&beer, vec!["toggle"]),
@@ -107,19 +110,7 @@ for i in range(desk.get_child_count()):
     let beer_checked = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let was = if beer["k"] == true { "True" } else { "False" };
     assert_eq!(beer_checked, was, "Beer changed behind the menu");
-    let focused_after: Vec<Value> = env
-        .desk
-        .atspi_dump(app, "")
-        .into_iter()
-        .filter(|e| {
-            e["states"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|s| s == "focused")
-        })
-        .map(|e| e["name"].clone())
-        .collect();
+    let focused_after = focused();
     assert_eq!(
         focused_before, focused_after,
         "the focus moved to a hidden element"

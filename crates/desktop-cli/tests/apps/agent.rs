@@ -260,14 +260,21 @@ fn call(name: &str, args: Value) -> Value {
     json!({"name": name, "args": all})
 }
 
-/// Screen center of an element in Chromium, as 0-1000 across its window.
-fn normalized(env: &Env, role: &str, name: &str) -> (f64, f64) {
-    let data = read(env, &["--app", "chromium"]);
-    let w = &data["window"]["b"];
+/// Chromium's window box and its element with this role and name, from a fresh read.
+fn chromium_element(env: &Env, role: &str, name: &str, extra: &[&str]) -> (Value, Value) {
+    let mut args = vec!["--app", "chromium"];
+    args.extend_from_slice(extra);
+    let data = read(env, &args);
     let e = flatten(&data["elements"])
         .into_iter()
         .find(|e| e["r"] == role && e["t"] == name)
-        .unwrap();
+        .unwrap_or_else(|| panic!("no {role} {name:?} in Chromium"));
+    (data["window"]["b"].clone(), e)
+}
+
+/// Screen center of an element in Chromium, as 0-1000 across its window.
+fn normalized(env: &Env, role: &str, name: &str) -> (f64, f64) {
+    let (w, e) = chromium_element(env, role, name, &[]);
     let b = &e["b"];
     let f = |v: &Value| v.as_f64().unwrap();
     let cx = f(&b[0]) + f(&b[2]) / 2.0;
@@ -834,22 +841,12 @@ fn transcript_secrets(env: &Env) {
 
 /// The id of the element with this role and name in Chromium's latest read.
 fn chromium_id(env: &Env, role: &str, name: &str) -> String {
-    let data = read(env, &["--app", "chromium", "-i"]);
-    flatten(&data["elements"])
-        .into_iter()
-        .find(|e| e["r"] == role && e["t"] == name)
-        .unwrap_or_else(|| panic!("no {role} {name:?} in Chromium"))["i"]
-        .to_string()
+    chromium_element(env, role, name, &["-i"]).1["i"].to_string()
 }
 
 /// Whether the screenshot shows a flat gray box where the element is (painted over).
 fn painted_over(env: &Env, jpg: &std::path::Path, role: &str, name: &str) -> bool {
-    let data = read(env, &["--app", "chromium"]);
-    let w = &data["window"]["b"];
-    let e = flatten(&data["elements"])
-        .into_iter()
-        .find(|e| e["r"] == role && e["t"] == name)
-        .unwrap();
+    let (w, e) = chromium_element(env, role, name, &[]);
     let img = image::open(jpg).unwrap().to_rgb8();
     let f = |v: &Value| v.as_f64().unwrap();
     let scale = f64::from(img.width()) / f(&w[2]);

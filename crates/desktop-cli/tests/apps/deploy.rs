@@ -4,9 +4,9 @@
 //! desktop is gone, and everything stopped on SIGTERM. The Kubernetes manifest is checked
 //! for what the README promises of it.
 
-use crate::{Env, Test, BIN};
+use crate::{Env, Runtime, Test, BIN};
 use desktop_testkit::repo_root;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -17,30 +17,6 @@ pub const TESTS: &[(&str, Test)] = &[
     ),
     ("deploy::kubernetes_manifest_is_complete", manifest),
 ];
-
-/// A private runtime folder, removed (with any sandbox in it stopped) when dropped.
-struct Runtime(PathBuf);
-
-impl Runtime {
-    fn new(name: &str) -> Runtime {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = std::env::temp_dir().join(format!("desktop-cli-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
-        Runtime(dir)
-    }
-}
-
-impl Drop for Runtime {
-    fn drop(&mut self) {
-        let _ = Command::new(BIN)
-            .args(["sandbox", "down", "--all"])
-            .env("XDG_RUNTIME_DIR", &self.0)
-            .output();
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A deploy script with the settings a container would give it.
 fn script(name: &str, runtime: &Path, port: u16, token_file: &Path) -> Command {

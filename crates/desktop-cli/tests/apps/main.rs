@@ -26,6 +26,31 @@ pub struct Env {
 
 type Test = fn(&Env);
 
+/// A desktop-cli state folder of a test's own (XDG_RUNTIME_DIR): commands run with it see
+/// only the sandboxes started with it, which are stopped, and the folder removed, on drop.
+pub struct Runtime(pub std::path::PathBuf);
+
+impl Runtime {
+    pub fn new(name: &str) -> Runtime {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("desktop-cli-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        Runtime(dir)
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(BIN)
+            .args(["sandbox", "down", "--all"])
+            .env("XDG_RUNTIME_DIR", &self.0)
+            .output();
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 fn main() {
     let mut desk = Desk::start(BIN);
     desk.gtk3_widget_factory();

@@ -3,10 +3,10 @@
 //! private runtime folder, so only the skill's sandbox is seen), and each answer is checked
 //! against what the skill claims. A command added to the skill without a check fails here.
 
-use crate::{Env, Test, BIN};
+use crate::{Env, Runtime, Test, BIN};
 use desktop_testkit::repo_root;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 pub const TESTS: &[(&str, Test)] = &[("skill::every_command_does_what_it_says", skill)];
@@ -29,19 +29,6 @@ fn blocks(text: &str, lang: &str) -> Vec<Vec<String>> {
         }
     }
     out
-}
-
-/// Stops the skill's sandbox whatever happens (it lives in a runtime folder of its own).
-struct Down(PathBuf);
-
-impl Drop for Down {
-    fn drop(&mut self) {
-        let _ = Command::new(BIN)
-            .args(["sandbox", "down", "--all"])
-            .env("XDG_RUNTIME_DIR", &self.0)
-            .output();
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// One command's outcome.
@@ -116,13 +103,8 @@ fn skill(_env: &Env) {
     assert!(front.contains("name: desktop-cli") && front.contains("description: "));
     let commands: Vec<String> = blocks(&text, "sh").into_iter().flatten().collect();
     assert!(commands.len() >= 15, "{commands:?}");
-    let runtime = std::env::temp_dir().join(format!("desktop-cli-skill-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&runtime);
-    std::fs::create_dir_all(&runtime).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&runtime, std::fs::Permissions::from_mode(0o700)).unwrap();
-    let _down = Down(runtime.clone());
-    let ran = run_all(&commands, &runtime);
+    let runtime = Runtime::new("skill");
+    let ran = run_all(&commands, &runtime.0);
     // The excerpt the skill shows of the read (its first line names this run's window id
     // and pid, so it is left out).
     let excerpt: Vec<String> = blocks(&text, "text")

@@ -96,25 +96,31 @@ impl LinuxDesktop {
     }
 }
 
+/// The element's parent; `None` at the top or when the app does not say.
+async fn parent(bus: &Bus, at: &Handle) -> Option<Handle> {
+    let parent: ObjectRef = bus
+        .property(&at.owner, &at.path, ACCESSIBLE, "Parent")
+        .await
+        .ok()?
+        .try_into()
+        .ok()?;
+    if parent.1.as_str() == "/org/a11y/atspi/null" {
+        return None;
+    }
+    let (owner, path) = owned(&at.owner, &parent);
+    Some(Handle { owner, path })
+}
+
 /// Whether a hidden element is only scrolled away: the nearest ancestor that shows is a
 /// scrolled container or a list (its rows come into view with focus), not a tab list, a
 /// stack, a menu or a window (what holds it is closed).
 async fn scrolled_away(bus: &Bus, handle: &Handle) -> bool {
     let mut at = handle.clone();
     for _ in 0..MAX_DEPTH {
-        let Some(parent) = bus
-            .property(&at.owner, &at.path, ACCESSIBLE, "Parent")
-            .await
-            .ok()
-            .and_then(|v| ObjectRef::try_from(v).ok())
-        else {
+        let Some(up) = parent(bus, &at).await else {
             return false;
         };
-        if parent.1.as_str() == "/org/a11y/atspi/null" {
-            return false;
-        }
-        let (owner, path) = owned(&at.owner, &parent);
-        at = Handle { owner, path };
+        at = up;
         let (words, role) = tokio::join!(
             bus.call::<_, Vec<u32>>(&at.owner, &at.path, ACCESSIBLE, "GetState", &()),
             bus.call::<_, u32>(&at.owner, &at.path, ACCESSIBLE, "GetRole", &()),
@@ -166,17 +172,7 @@ fn clip(r: &Rect, screen: &Rect) -> Rect {
 async fn container(bus: &Bus, handle: &Handle, b: &Rect, screen: &Rect) -> Option<Rect> {
     let mut at = handle.clone();
     for _ in 0..MAX_DEPTH {
-        let parent: ObjectRef = bus
-            .property(&at.owner, &at.path, ACCESSIBLE, "Parent")
-            .await
-            .ok()?
-            .try_into()
-            .ok()?;
-        if parent.1.as_str() == "/org/a11y/atspi/null" {
-            return None;
-        }
-        let (owner, path) = owned(&at.owner, &parent);
-        at = Handle { owner, path };
+        at = parent(bus, &at).await?;
         let role: u32 = bus
             .call(&at.owner, &at.path, ACCESSIBLE, "GetRole", &())
             .await
