@@ -298,6 +298,7 @@ impl Desktop for FakeDesktop {
             total,
             shown: filters.max_elements.map_or(total, |m| total.min(m)),
             flat: false,
+            incomplete: None,
             timing: Vec::new(),
         })
     }

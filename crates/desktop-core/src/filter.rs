@@ -196,14 +196,16 @@ fn count_scrolled_out(nodes: &mut [Node]) {
                 .filter(|c| !c.states.contains(States::SHOWING))
                 .filter(|c| shown_roles.is_empty() || shown_roles.contains(&&c.role))
                 .count();
-            // Toolkits report only the visible rows of such a container (or the reader
-            // stopped at its cap): the rest are unreported.
-            let unreported =
+            // Toolkits report only the visible rows of such a container, or the reader
+            // asked for only part of a large one (and set `more` to the rest): the rest
+            // are unreported.
+            let managed =
                 if n.states.contains(States::MANAGES_DESCENDANTS) && n.child_count != u32::MAX {
                     (n.child_count as usize).saturating_sub(n.children.len())
                 } else {
                     0
                 };
+            let unreported = managed.max(n.more as usize);
             n.more = u32::try_from(hidden + unreported).unwrap_or(u32::MAX);
         }
         count_scrolled_out(&mut n.children);

@@ -97,7 +97,8 @@ pub struct AppList {
 ///
 /// `{"app":..,"pid":..,"window":{"title":..,"id":..,"b":[..]},"ts":..,"count":N,
 ///   "elements":[..], "truncated":{"shown":N,"total":M}}`; with `--compact` the elements
-/// are one flat list without `c`.
+/// are one flat list without `c`. `"incomplete":{"reason":..,"hint":..}` when the reader
+/// stopped before the whole window was read (its budget of time or elements ran out).
 #[derive(Clone, Debug)]
 pub struct ReadData {
     pub window: WindowInfo,
@@ -107,6 +108,8 @@ pub struct ReadData {
     pub total: usize,
     pub shown: usize,
     pub flat: bool,
+    /// Why the reader stopped before reading the whole window, if it did.
+    pub incomplete: Option<String>,
     /// Where the tree came from and what it cost, for `--timing`; not part of `data`.
     pub timing: Vec<(&'static str, f64)>,
 }
@@ -136,8 +139,23 @@ impl Serialize for ReadData {
                 },
             )?;
         }
+        if let Some(reason) = &self.incomplete {
+            m.serialize_entry(
+                "incomplete",
+                &Incomplete {
+                    reason,
+                    hint: "part of the window was not read: narrow with --depth, --bbox or --text, or raise --call-timeout",
+                },
+            )?;
+        }
         m.end()
     }
+}
+
+#[derive(Serialize)]
+struct Incomplete<'a> {
+    reason: &'a str,
+    hint: &'static str,
 }
 
 #[derive(Serialize)]

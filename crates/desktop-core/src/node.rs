@@ -36,6 +36,15 @@ impl Rect {
             && i64::from(other.y) < self.bottom()
     }
 
+    /// The part both rectangles cover, if any.
+    pub fn intersection(&self, other: &Rect) -> Option<Rect> {
+        let x0 = self.x.max(other.x);
+        let y0 = self.y.max(other.y);
+        let w = i32::try_from(self.right().min(other.right()) - i64::from(x0)).ok()?;
+        let h = i32::try_from(self.bottom().min(other.bottom()) - i64::from(y0)).ok()?;
+        Some(Rect::new(x0, y0, w, h)).filter(|r| r.w > 0 && r.h > 0)
+    }
+
     pub fn contains_point(&self, x: i32, y: i32) -> bool {
         x >= self.x && y >= self.y && i64::from(x) < self.right() && i64::from(y) < self.bottom()
     }
@@ -279,6 +288,15 @@ mod tests {
         assert_eq!(Rect::parse("a,b,c,d"), None);
         assert!(!Rect::new(i32::MIN, i32::MIN, 1, 1).is_valid());
         assert!(Rect::new(-5, -5, 10, 10).is_valid());
+    }
+
+    #[test]
+    fn rect_intersection_is_the_common_part() {
+        let a = Rect::new(98, 188, 1051, 478);
+        let view = Rect::new(0, 0, 1000, 600);
+        assert_eq!(a.intersection(&view), Some(Rect::new(98, 188, 902, 412)));
+        assert_eq!(a.intersection(&Rect::new(0, 0, 50, 50)), None);
+        assert_eq!(a.intersection(&Rect::new(1149, 188, 5, 5)), None);
     }
 
     #[test]

@@ -375,6 +375,7 @@ mod tests {
             total: 0,
             shown: 0,
             flat: false,
+            incomplete: None,
             timing: vec![],
             elements,
         }

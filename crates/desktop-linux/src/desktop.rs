@@ -219,7 +219,7 @@ async fn read_window_with(
         max_depth: filters.depth.unwrap_or(u32::MAX),
         // A text search also looks at what is scrolled out of view.
         skip_hidden: filters.visible_only && filters.text.is_none(),
-        ..tree::Limits::default()
+        ..d.limits(&window)
     };
     let t = Instant::now();
     let (bus, known) = match &d.warm {
@@ -239,9 +239,11 @@ async fn read_window_with(
         ),
     };
     timing.push(("peer", t.elapsed().as_secs_f64() * 1000.0));
-    let (mut root, stats) = tree::read_subtree_with(&bus, &handle, limits, memo, known)
-        .await
-        .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    let (mut root, stats) =
+        tree::read_subtree_with(&bus, &handle, limits, Some(&d.cells), memo, known)
+            .await
+            .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    d.cells.save();
     let t = Instant::now();
     clues::gather(&bus, &mut root.children, filters.visible_only)
         .await
@@ -282,6 +284,7 @@ async fn read_window_with(
         total,
         shown,
         flat: false,
+        incomplete: stats.incomplete.map(str::to_string),
         timing,
     })
 }

@@ -8,6 +8,8 @@ mod act;
 mod apps;
 mod bus;
 mod capture;
+mod cells;
+mod children;
 mod clipboard;
 mod clues;
 mod convert;
@@ -81,6 +83,8 @@ pub struct LinuxDesktop {
     pub(crate) connect_ms: f64,
     /// Per-app connections and caches kept between calls (long-lived processes only).
     pub(crate) warm: Option<warm::Warm>,
+    /// Cells of large tables recent reads were handed (`cells`), shared by commands.
+    pub(crate) cells: cells::Cells,
 }
 
 impl std::fmt::Debug for LinuxDesktop {
@@ -166,13 +170,29 @@ impl LinuxDesktop {
         })?;
         Ok(Self {
             bus,
-            address: addr,
             x,
             timeout,
             enabled_now: enabled.unwrap_or(false),
             connect_ms: t.elapsed().as_secs_f64() * 1000.0,
             warm: None,
+            cells: cells::Cells::for_bus(&addr),
+            address: addr,
         })
+    }
+
+    /// How far a read of `window` goes: its cells in view (the window's box on screen) and
+    /// a time budget of one call timeout.
+    pub(crate) fn limits(&self, window: &WindowInfo) -> tree::Limits {
+        let screen = self.x.as_ref().map(|x| x.screen);
+        let view = match (window.bounds, screen) {
+            (Some(w), Some(s)) => Some(w.intersection(&s).unwrap_or(w)),
+            (w, s) => w.or(s),
+        };
+        tree::Limits {
+            view,
+            budget: self.timeout,
+            ..tree::Limits::default()
+        }
     }
 
     /// The apps `q` asks for, using and extending the bus's identities file.

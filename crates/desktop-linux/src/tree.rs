@@ -5,11 +5,13 @@
 //! call of a level in flight at once.
 
 use crate::bus::{Bus, CallError, ACCESSIBLE, APPLICATION, CACHE, CACHE_PATH, ROOT_PATH};
+use crate::cells::Cells;
+use crate::children::{self, Kids};
 use crate::convert;
-use desktop_core::{Handle, Node, States};
+use desktop_core::{Handle, Node, Rect, States};
 use futures_util::future::join_all;
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use zbus::zvariant::{OwnedObjectPath, OwnedValue};
 
 /// An object reference as the wire carries it: `(so)`.
@@ -37,8 +39,15 @@ pub struct Limits {
     pub max_depth: u32,
     /// Do not descend into elements that are not showing (their subtree is dropped anyway).
     pub skip_hidden: bool,
-    /// At most this many children of a MANAGES_DESCENDANTS container (long lists, tables).
+    /// At most this many children of one container (long lists, tables): a larger one is
+    /// read by its cells in view or its first children (`children`).
     pub managed_cap: usize,
+    /// The part of the screen the window shows, where a large table's cells are looked for.
+    pub view: Option<Rect>,
+    /// The walk stops (the read is marked incomplete) past this many elements...
+    pub max_nodes: usize,
+    /// ...or once this much time has gone (an app building objects without end).
+    pub budget: Duration,
 }
 
 impl Default for Limits {
@@ -47,6 +56,9 @@ impl Default for Limits {
             max_depth: u32::MAX,
             skip_hidden: true,
             managed_cap: 500,
+            view: None,
+            max_nodes: 20_000,
+            budget: Duration::from_secs(3),
         }
     }
 }
@@ -58,6 +70,8 @@ pub struct Stats {
     pub walked: usize,
     pub cache_ms: f64,
     pub walk_ms: f64,
+    /// Why the walk stopped before the whole window was read, if it did.
+    pub incomplete: Option<&'static str>,
 }
 
 /// What earlier walks of one window learned, kept by `observe` between reads: elements the
@@ -65,7 +79,7 @@ pub struct Stats {
 #[derive(Debug, Default)]
 pub struct Memo {
     info: HashMap<String, Node>,
-    children: HashMap<String, Vec<Ref>>,
+    children: HashMap<String, Kids>,
     dirty_info: std::collections::HashSet<String>,
     dirty_children: std::collections::HashSet<String>,
 }
@@ -97,13 +111,15 @@ struct Slot {
     depth: u32,
 }
 
-/// Reads the subtree under `root` (a window) of the app owning `root.owner`.
+/// Reads the subtree under `root` (a window) of the app owning `root.owner`; the cells of
+/// large tables recent reads were handed are taken from `cells` where still alive.
 pub async fn read_subtree(
     bus: &Bus,
     root: &Handle,
     limits: Limits,
+    cells: Option<&Cells>,
 ) -> Result<(Node, Stats), CallError> {
-    read_subtree_with(bus, root, limits, None, None).await
+    read_subtree_with(bus, root, limits, cells, None, None).await
 }
 
 /// [`read_subtree`], reusing (and refreshing) what `memo` knows of elements the cache lacks.
@@ -111,11 +127,13 @@ pub async fn read_subtree_with(
     bus: &Bus,
     root: &Handle,
     limits: Limits,
+    cells: Option<&Cells>,
     memo: Option<&mut Memo>,
     known: Option<AppCache>,
 ) -> Result<(Node, Stats), CallError> {
     let mut stats = Stats::default();
     let t = Instant::now();
+    let started = t;
     let AppCache {
         items: cache,
         get_all,
@@ -161,8 +179,10 @@ pub async fn read_subtree_with(
         ix: index.as_ref(),
         limits,
         get_all,
+        started,
+        cells,
     };
-    stats.walked = walker.walk(&mut arena, frontier, memo).await?;
+    (stats.walked, stats.incomplete) = walker.walk(&mut arena, frontier, memo).await?;
     stats.walk_ms = ms(t);
     Ok((assemble(&mut arena, 0), stats))
 }
@@ -317,22 +337,31 @@ struct Walker<'a, 'c> {
     ix: Option<&'a Index<'c>>,
     limits: Limits,
     get_all: bool,
+    started: Instant,
+    cells: Option<&'a Cells>,
 }
 
 impl Walker<'_, '_> {
     /// Walks down from `frontier`, one level per round trip; children found in the cache are
-    /// taken from it. Returns the number of nodes fetched by calls.
+    /// taken from it. Returns the number of nodes fetched by calls, and why it stopped
+    /// early if the budget ran out.
     async fn walk(
         &self,
         arena: &mut Vec<Slot>,
         mut frontier: Vec<usize>,
         mut memo: Option<&mut Memo>,
-    ) -> Result<usize, CallError> {
+    ) -> Result<(usize, Option<&'static str>), CallError> {
         let (bus, ix, limits) = (self.bus, self.ix, self.limits);
         let mut fetched = 0;
         while !frontier.is_empty() {
+            if arena.len() >= limits.max_nodes {
+                return Ok((fetched, Some("too many elements")));
+            }
+            if self.started.elapsed() >= limits.budget {
+                return Ok((fetched, Some("the app was slow to answer")));
+            }
             // Children lists the memo holds (and no event has touched) need no call.
-            let known: Vec<Option<Vec<Ref>>> = frontier
+            let known: Vec<Option<Kids>> = frontier
                 .iter()
                 .map(|&i| {
                     let m = memo.as_deref()?;
@@ -348,13 +377,18 @@ impl Walker<'_, '_> {
                     .zip(&known)
                     .filter(|(_, k)| k.is_none())
                     .map(|(&i, _)| {
-                        let h = &arena[i].node.handle;
-                        bus.call::<_, Vec<Ref>>(&h.owner, &h.path, ACCESSIBLE, "GetChildren", &())
+                        children::children(
+                            bus,
+                            &arena[i].node,
+                            limits.managed_cap,
+                            limits.view,
+                            self.cells,
+                        )
                     }),
             )
             .await;
             let mut asked = asked.into_iter();
-            let lists: Vec<Result<Vec<Ref>, CallError>> = known
+            let lists: Vec<Result<Kids, CallError>> = known
                 .into_iter()
                 .map(|k| match k {
                     Some(list) => Ok(list),
@@ -375,21 +409,18 @@ impl Walker<'_, '_> {
             let mut wanted: Vec<(usize, Handle)> = Vec::new();
             let mut next = Vec::new();
             for (&parent, list) in frontier.iter().zip(lists) {
-                let list = match list {
+                let Kids { refs: list, total } = match list {
                     Ok(list) => list,
                     Err(CallError::Timeout) => return Err(CallError::Timeout),
                     Err(_) => continue, // gone meanwhile: keep what we have
                 };
-                let cap = if arena[parent]
-                    .node
-                    .states
-                    .contains(States::MANAGES_DESCENDANTS)
-                {
-                    limits.managed_cap
-                } else {
-                    usize::MAX
-                };
-                for (owner, path) in list.into_iter().take(cap) {
+                if let Some(total) = total {
+                    // Only part of a large container was asked for: the rest is `more`.
+                    let node = &mut arena[parent].node;
+                    node.child_count = total;
+                    node.more = total.saturating_sub(u32::try_from(list.len()).unwrap_or(0));
+                }
+                for (owner, path) in list {
                     let owner = if owner.is_empty() {
                         arena[parent].node.handle.owner.clone()
                     } else {
@@ -461,7 +492,7 @@ impl Walker<'_, '_> {
             }
             frontier = next;
         }
-        Ok(fetched)
+        Ok((fetched, None))
     }
 }
 

@@ -77,6 +77,11 @@ pub(crate) fn text_with(data: &desktop_core::ReadData, bounds: bool) -> String {
             data.shown
         ));
     }
+    if let Some(reason) = &data.incomplete {
+        s.push_str(&format!(
+            "... the window was not read whole ({reason}); narrow with --depth, --bbox or --text\n"
+        ));
+    }
     s
 }
 

@@ -259,9 +259,10 @@ impl LinuxDesktop {
             .with_peer(&handle.owner)
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
-        let (root, _) = tree::read_subtree(&bus, &handle, tree::Limits::default())
+        let (root, _) = tree::read_subtree(&bus, &handle, self.limits(window), Some(&self.cells))
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
+        self.cells.save();
         let mut focused: Option<Handle> = None;
         root.walk(&mut |n| {
             if n.states.contains(States::FOCUSED) && n.caps != Caps::empty() {
@@ -303,11 +304,12 @@ impl LinuxDesktop {
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
         let limits = tree::Limits {
             skip_hidden: !hidden,
-            ..tree::Limits::default()
+            ..self.limits(window)
         };
-        let (mut root, _) = tree::read_subtree(&bus, &handle, limits)
+        let (mut root, _) = tree::read_subtree(&bus, &handle, limits, Some(&self.cells))
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
+        self.cells.save();
         crate::clues::gather(&bus, &mut root.children, !hidden)
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
