@@ -288,7 +288,7 @@ impl Desktop for FakeDesktop {
         let mut nodes = if filters.full {
             nodes
         } else {
-            filter::simplify(nodes)
+            filter::simplify(nodes, filters)
         };
         let total = filter::number_and_cap(&mut nodes, filters.max_elements);
         Ok(ReadData {

@@ -114,6 +114,10 @@ pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
             if n.states.contains(States::SHOWING) {
                 return Keep::Node;
             }
+            // A container the app wrongly marked defunct, holding what shows.
+            if n.states.contains(States::DEFUNCT) && !n.children.is_empty() {
+                return Keep::Node;
+            }
             // A text search finds what is scrolled out of view, and says so.
             match &needle {
                 Some(t) if matches_text(n, t) || !n.children.is_empty() => Keep::Node,
@@ -281,7 +285,12 @@ pub fn keep_within(nodes: Vec<Node>, area: Rect) -> Vec<Node> {
 }
 
 pub fn matches_text(n: &Node, needle_lower: &str) -> bool {
-    let hit = |s: &str| !s.is_empty() && s.to_lowercase().contains(needle_lower);
+    // A mnemonic underscore in the needle (`Page _2`) matches the name without it.
+    let needle = crate::node::without_mnemonic(needle_lower);
+    let hit = |s: &str| {
+        let s = s.to_lowercase();
+        !s.is_empty() && (s.contains(needle_lower) || s.contains(&needle))
+    };
     // A secure element's value must not be discoverable by probing with --text.
     hit(&n.name)
         || hit(&n.description)
@@ -297,10 +306,50 @@ fn may_have_value(n: &Node) -> bool {
 /// Drops what costs tokens and tells an agent nothing: unnamed pass-through containers
 /// (their children move up), text that repeats its parent's label, and empty leaves.
 /// A control with no name whose only child is a text label takes the label as its name.
-pub fn simplify(nodes: Vec<Node>) -> Vec<Node> {
-    let mut nodes = absorb_all(retain(nodes, 1, &mut |n, _| simplify_decision(n)));
+/// A spreadsheet's blank cells are left out too (its table says the range in view as its
+/// value), unless a text search asked for them.
+pub fn simplify(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
+    let mut nodes = nodes;
+    sheet_ranges(&mut nodes);
+    let blank_cells = f.text.is_none();
+    let mut nodes = absorb_all(retain(nodes, 1, &mut |n, _| {
+        if blank_cells && is_blank_cell(n) {
+            Keep::Drop
+        } else {
+            simplify_decision(n)
+        }
+    }));
     drop_sibling_labels(&mut nodes);
     nodes
+}
+
+/// A spreadsheet cell (named by its address) that holds nothing and is not the active one.
+fn is_blank_cell(n: &Node) -> bool {
+    let notable = States::FOCUSED | States::SELECTED;
+    n.role == Role::Cell
+        && crate::node::is_cell_address(&n.name)
+        && n.value.as_deref().is_none_or(str::is_empty)
+        && n.children.is_empty()
+        && n.states.bits() & notable.bits() == 0
+}
+
+/// Gives a table whose cells are named by address the range of those cells as its value
+/// (`A1:M29`), so what is in view is known once blank cells are left out.
+fn sheet_ranges(nodes: &mut [Node]) {
+    for n in nodes {
+        sheet_ranges(&mut n.children);
+        if n.role != Role::Table || n.value.is_some() {
+            continue;
+        }
+        let cells: Vec<&Node> = n
+            .children
+            .iter()
+            .filter(|c| c.role == Role::Cell && crate::node::is_cell_address(&c.name))
+            .collect();
+        if let (Some(first), Some(last)) = (cells.first(), cells.last()) {
+            n.value = Some(format!("{}:{}", first.name, last.name));
+        }
+    }
 }
 
 /// Drops a text leaf that only repeats the name of the control next to it (a form
@@ -407,6 +456,34 @@ fn absorb_labels(n: &mut Node) {
         let parent = n.name.trim();
         n.children
             .retain(|c| !(c.role.is_text() && c.children.is_empty() && c.name.trim() == parent));
+    }
+    // A wordless control alone in a named group or toolbar (GTK2 tool buttons, the deck
+    // buttons of LibreOffice's sidebar) is known by the group's label.
+    if matches!(n.role, Role::Group | Role::Toolbar) && !crate::node::wordless(&n.name) {
+        let label = n.name.trim().to_string();
+        if let Some(c) = lone_control(n) {
+            c.hint = label;
+        }
+    }
+}
+
+/// The only control inside `n`, through unnamed wrappers that hold nothing else, when it
+/// has no words of its own.
+fn lone_control(n: &mut Node) -> Option<&mut Node> {
+    let mut at = n;
+    loop {
+        if at.children.len() != 1 {
+            return None;
+        }
+        let c = &at.children[0];
+        if c.is_interactive() {
+            let lone = c.children.is_empty() && crate::node::wordless(&c.name) && c.hint.is_empty();
+            return lone.then(|| &mut at.children[0]);
+        }
+        if !(c.name.is_empty() && c.role.is_structural()) {
+            return None;
+        }
+        at = &mut at.children[0];
     }
 }
 

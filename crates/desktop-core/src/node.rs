@@ -98,6 +98,9 @@ impl States {
     pub const MULTILINE: States = States(1 << 21);
     /// The object is dead: the app destroyed it (a handle that points nowhere).
     pub const DEFUNCT: States = States(1 << 22);
+    /// The toolkit reports the element visible, whether or not it is drawn now (GTK 4
+    /// reports SHOWING only of windows: the backend judges the rest by their boxes).
+    pub const VISIBLE: States = States(1 << 23);
 
     pub const fn empty() -> Self {
         States(0)
@@ -225,6 +228,39 @@ pub fn wordless(name: &str) -> bool {
     !name.chars().any(char::is_alphanumeric)
 }
 
+/// Whether a name is a spreadsheet cell's address (`A1`, `AB123`): the names spreadsheets
+/// give their cells, so a cell can be found by its address.
+pub fn is_cell_address(name: &str) -> bool {
+    let letters = name.chars().take_while(char::is_ascii_uppercase).count();
+    let digits = &name[letters..];
+    (1..=3).contains(&letters)
+        && (1..=7).contains(&digits.len())
+        && digits.chars().all(|c| c.is_ascii_digit())
+        && !digits.starts_with('0')
+}
+
+/// Drops the one underscore that marks a mnemonic: at the start of a word, before a letter
+/// or digit (`_File`, `Page _2`). A name with more underscores, or one inside a word
+/// (`user_name`), is left alone.
+pub fn without_mnemonic(t: &str) -> String {
+    if t.matches('_').count() != 1 {
+        return t.to_string();
+    }
+    let Some(at) = t.find('_') else {
+        return t.to_string();
+    };
+    let word_start = t[..at].chars().next_back().is_none_or(char::is_whitespace);
+    let before_alnum = t[at + 1..]
+        .chars()
+        .next()
+        .is_some_and(char::is_alphanumeric);
+    if word_start && before_alnum {
+        format!("{}{}", &t[..at], &t[at + 1..])
+    } else {
+        t.to_string()
+    }
+}
+
 impl Default for Role {
     fn default() -> Self {
         Role::Other("unknown".into())
@@ -278,6 +314,26 @@ mod tests {
         assert!(wordless("\u{f004}"));
         assert!(!wordless("Like"));
         assert!(!wordless("5 ♡"));
+    }
+
+    #[test]
+    fn cell_addresses_are_letters_then_a_row_number() {
+        for yes in ["A1", "M29", "AB123", "XFD1048576"] {
+            assert!(is_cell_address(yes), "{yes}");
+        }
+        for no in [
+            "",
+            "A",
+            "1",
+            "A0",
+            "a1",
+            "ABCD1",
+            "A1B",
+            "Sheet1",
+            "A12345678",
+        ] {
+            assert!(!is_cell_address(no), "{no}");
+        }
     }
 
     #[test]

@@ -118,7 +118,7 @@ fn run(f: &Filters) -> Vec<Node> {
     let mut nodes = if f.full {
         nodes
     } else {
-        filter::simplify(nodes)
+        filter::simplify(nodes, f)
     };
     filter::number_and_cap(&mut nodes, f.max_elements);
     nodes
@@ -306,7 +306,7 @@ fn max_elements_truncates_in_order_and_counts_all() {
     };
     let nodes = filter::structural(fixture(), &f);
     let screen = Rect::new(0, 0, 1280, 800);
-    let mut nodes = filter::simplify(filter::spatial_and_text(nodes, &f, Some(screen)));
+    let mut nodes = filter::simplify(filter::spatial_and_text(nodes, &f, Some(screen)), &f);
     let total = filter::number_and_cap(&mut nodes, Some(3));
     assert_eq!(total, 11);
     assert_eq!(

@@ -212,6 +212,22 @@ impl Bus {
         String::try_from(v).map_err(|e| CallError::Unsupported(e.to_string()))
     }
 
+    /// The whole text of a Text object. GTK 4.8 answers `GetText(0, -1)` with nothing
+    /// (it takes -1 literally): an empty answer is asked again up to the character count.
+    pub async fn text(&self, dest: &str, path: &str) -> Result<String, CallError> {
+        let text: String = self
+            .call(dest, path, TEXT, "GetText", &(0i32, -1i32))
+            .await?;
+        if !text.is_empty() {
+            return Ok(text);
+        }
+        let count = self.property(dest, path, TEXT, "CharacterCount").await?;
+        match i32::try_from(count) {
+            Ok(n) if n > 0 => self.call(dest, path, TEXT, "GetText", &(0i32, n)).await,
+            _ => Ok(text),
+        }
+    }
+
     /// The pid of the process behind a bus name (answered by the bus daemon, so it works
     /// even when the app itself is hung).
     pub async fn pid_of(&self, name: &str) -> Result<u32, CallError> {

@@ -54,6 +54,36 @@ pub(crate) async fn children(
             _ => {}
         }
     }
+    Ok(Kids {
+        refs: first_children(bus, o, p, count, cap).await?,
+        total,
+    })
+}
+
+/// The children of the object at `o`/`p`, at most `cap` of them (the first ones): for
+/// callers that look through a container whose size they do not know (a combo's options).
+pub(crate) async fn bounded(
+    bus: &Bus,
+    o: &str,
+    p: &str,
+    cap: usize,
+) -> Result<Vec<ObjectRef>, CallError> {
+    let v: OwnedValue = bus.property(o, p, ACCESSIBLE, "ChildCount").await?;
+    let count = i32::try_from(v).map_or(0, |n| u32::try_from(n).unwrap_or(0));
+    if count as usize <= cap {
+        return bus.call(o, p, ACCESSIBLE, "GetChildren", &()).await;
+    }
+    first_children(bus, o, p, count, cap).await
+}
+
+/// The first `cap` children, asked for by index, all at once.
+async fn first_children(
+    bus: &Bus,
+    o: &str,
+    p: &str,
+    count: u32,
+    cap: usize,
+) -> Result<Vec<ObjectRef>, CallError> {
     let n = (count as usize).min(cap);
     let refs = join_all((0..n).map(|i| async move {
         let i = i32::try_from(i).unwrap_or(i32::MAX);
@@ -70,7 +100,7 @@ pub(crate) async fn children(
             Err(_) => {}
         }
     }
-    Ok(Kids { refs: out, total })
+    Ok(out)
 }
 
 /// Where a cell sits in its table.

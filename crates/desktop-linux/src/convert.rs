@@ -91,6 +91,25 @@ pub fn role(r: R, st: StateSet) -> Role {
     }
 }
 
+/// An element's name as an agent should see it: trimmed, without a mnemonic underscore
+/// (GTK 4 keeps it: `Page _2`), and empty where the toolkit put its class name in place of
+/// a label (GTK 4 names unlabelled widgets `GtkEntry`, `GtkToggleButton`).
+pub fn name(raw: &str) -> String {
+    let t = raw.trim();
+    if is_class_name(t) {
+        return String::new();
+    }
+    desktop_core::without_mnemonic(t)
+}
+
+/// `Gtk` and a capitalised word: a GTK class name, not a label.
+fn is_class_name(t: &str) -> bool {
+    t.strip_prefix("Gtk").is_some_and(|rest| {
+        rest.starts_with(|c: char| c.is_ascii_uppercase())
+            && rest.chars().all(|c| c.is_ascii_alphanumeric())
+    })
+}
+
 /// Maps AT-SPI states; `role` decides whether a missing ENABLED is worth reporting.
 pub fn states(st: StateSet, role: &Role) -> States {
     let mut out = States::empty();
@@ -114,6 +133,7 @@ pub fn states(st: StateSet, role: &Role) -> States {
         (S::ManagesDescendants, States::MANAGES_DESCENDANTS),
         (S::MultiLine, States::MULTILINE),
         (S::Defunct, States::DEFUNCT),
+        (S::Visible, States::VISIBLE),
     ];
     for (from, to) in pairs {
         if st.contains(from) {
@@ -197,6 +217,19 @@ pub fn format_number(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_lose_mnemonics_and_class_placeholders() {
+        assert_eq!(name(" Page _2 "), "Page 2");
+        assert_eq!(name("_File"), "File");
+        assert_eq!(name("user_name"), "user_name");
+        assert_eq!(name("a _b _c"), "a _b _c");
+        assert_eq!(name("_"), "_");
+        assert_eq!(name("GtkEntry"), "");
+        assert_eq!(name("GtkToggleButton"), "");
+        assert_eq!(name("Gtk"), "Gtk");
+        assert_eq!(name("Gtk rocks"), "Gtk rocks");
+    }
 
     #[test]
     fn editable_text_is_an_input_and_label_text_is_not() {

@@ -270,7 +270,7 @@ async fn read_window_with(
     let mut nodes = if filters.full {
         nodes
     } else {
-        filter::simplify(nodes)
+        filter::simplify(nodes, filters)
     };
     let total = filter::number_and_cap(&mut nodes, filters.max_elements);
     let shown = filters.max_elements.map_or(total, |m| total.min(m));

@@ -1,9 +1,9 @@
 //! Fetching what the cache lacks (bounds, values, action names) for the elements that
 //! survived the structural filters only, every call in flight at once.
 
-use crate::bus::{Bus, CallError, ACTION, COMPONENT, TEXT, VALUE};
+use crate::bus::{Bus, CallError, ACTION, COMPONENT, VALUE};
 use crate::convert::format_number;
-use desktop_core::{filter, Caps, Node, Rect, States};
+use desktop_core::{filter, Caps, Node, Rect, Role, States};
 use futures_util::future::join_all;
 use zbus::zvariant::OwnedValue;
 
@@ -69,13 +69,40 @@ pub async fn hydrate(bus: &Bus, nodes: &mut [Node], want: Want) -> Result<(), Ca
     Ok(())
 }
 
+/// Whether a number is what an element of this role is about (a slider's position, a
+/// spin button's count). Buttons, check boxes, separators and groups that offer a Value
+/// (LibreOffice's toolbar buttons, Java's check boxes) only repeat their state as `0`/`1`.
+fn counts(role: &Role) -> bool {
+    !matches!(
+        role,
+        Role::Button
+            | Role::Toggle
+            | Role::CheckBox
+            | Role::Radio
+            | Role::Switch
+            | Role::Link
+            | Role::Menu
+            | Role::MenuItem
+            | Role::Tab
+            | Role::TabList
+            | Role::Separator
+            | Role::Group
+            | Role::Toolbar
+            | Role::Image
+            | Role::Text
+            | Role::Heading
+            | Role::Window
+            | Role::Dialog
+    )
+}
+
 /// Whether a node's value is worth a call: controls with a Value, editable text.
 /// Never for secure elements: a password's text is not even fetched.
 pub fn has_value(n: &Node) -> bool {
     if n.is_secure() {
         return false;
     }
-    n.caps.contains(Caps::VALUE)
+    (n.caps.contains(Caps::VALUE) && counts(&n.role))
         || n.role == desktop_core::Role::Combo
         || (n.caps.contains(Caps::TEXT)
             && (n.states.contains(States::EDITABLE)
@@ -86,7 +113,8 @@ pub fn has_value(n: &Node) -> bool {
 async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
     let (o, p) = (n.handle.owner.as_str(), n.handle.path.as_str());
     let bounds = async {
-        if want.bounds && n.caps.contains(Caps::COMPONENT) {
+        // Bounds asked for earlier in this read (to tell what is showing) are current.
+        if want.bounds && n.caps.contains(Caps::COMPONENT) && n.bounds.is_none() {
             let (x, y, w, h) = bus
                 .call::<_, (i32, i32, i32, i32)>(o, p, COMPONENT, "GetExtents", &(0u32,))
                 .await?;
@@ -102,12 +130,16 @@ async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
         if crate::act::is_choice(n) {
             return crate::act::shown_option(bus, o, p, Some(&n.name)).await;
         }
-        if n.caps.contains(Caps::VALUE) && !n.caps.contains(Caps::TEXT) {
+        let numeric = matches!(
+            n.role,
+            Role::Spin | Role::Slider | Role::ScrollBar | Role::Progress
+        );
+        if n.caps.contains(Caps::VALUE) && (numeric || !n.caps.contains(Caps::TEXT)) {
             let v: OwnedValue = bus.property(o, p, VALUE, "CurrentValue").await?;
             return Ok(f64::try_from(v).ok().map(format_number));
         }
-        let text: String = bus.call(o, p, TEXT, "GetText", &(0i32, -1i32)).await?;
-        Ok::<_, CallError>(Some(clip(text)))
+        let text = bus.text(o, p).await?;
+        Ok::<_, CallError>(Some(clip(without_placeholders(text))).filter(|t| !t.is_empty()))
     };
     let actions = async {
         if want.actions && n.caps.contains(Caps::ACTION) && n.is_interactive() {
@@ -152,6 +184,16 @@ pub async fn action_names(bus: &Bus, o: &str, p: &str) -> Result<Vec<String>, Ca
     }))
     .await;
     Ok(names)
+}
+
+/// Text without object replacement characters (U+FFFC), which stand for embedded objects
+/// (a link, an image) that are elements of their own.
+fn without_placeholders(text: String) -> String {
+    if text.contains('\u{fffc}') {
+        text.replace('\u{fffc}', "").trim().to_string()
+    } else {
+        text
+    }
 }
 
 /// Caps long text so one editor buffer cannot flood an agent's context.

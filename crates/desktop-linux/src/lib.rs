@@ -25,6 +25,7 @@ mod ping;
 mod procs;
 pub mod sandbox;
 mod session;
+mod showing;
 mod tree;
 mod warm;
 mod windows;

@@ -8,6 +8,7 @@ use crate::bus::{Bus, CallError, ACCESSIBLE, APPLICATION, CACHE, CACHE_PATH, ROO
 use crate::cells::Cells;
 use crate::children::{self, Kids};
 use crate::convert;
+use crate::showing;
 use desktop_core::{Handle, Node, Rect, States};
 use futures_util::future::join_all;
 use std::collections::HashMap;
@@ -137,9 +138,15 @@ pub async fn read_subtree_with(
     let AppCache {
         items: cache,
         get_all,
+        window_only_showing,
     } = match known {
         Some(k) => k,
         None => fetch_app_cache(bus, &root.owner).await?,
+    };
+    // Where SHOWING is not reported, hidden parts are only known after the walk.
+    let limits = Limits {
+        skip_hidden: limits.skip_hidden && !window_only_showing,
+        ..limits
     };
     let cache = cache.as_deref();
     stats.cache_ms = ms(t);
@@ -183,8 +190,12 @@ pub async fn read_subtree_with(
         cells,
     };
     (stats.walked, stats.incomplete) = walker.walk(&mut arena, frontier, memo).await?;
+    let mut root = assemble(&mut arena, 0);
+    if window_only_showing {
+        showing::derive(bus, &mut root).await?;
+    }
     stats.walk_ms = ms(t);
-    Ok((assemble(&mut arena, 0), stats))
+    Ok((root, stats))
 }
 
 fn ms(t: Instant) -> f64 {
@@ -198,18 +209,23 @@ pub struct AppCache {
     pub(crate) items: Option<std::sync::Arc<Vec<CacheEntry>>>,
     /// Whether `Properties.GetAll` is safe with this toolkit (Qt 5 crashes on it).
     pub(crate) get_all: bool,
+    /// The toolkit reports SHOWING only of windows (GTK 4): `showing` decides the rest.
+    pub(crate) window_only_showing: bool,
 }
 
 /// The app's cache and toolkit, fetched together.
 pub async fn fetch_app_cache(bus: &Bus, owner: &str) -> Result<AppCache, CallError> {
-    let (cache, toolkit) = tokio::join!(
+    let (cache, toolkit, version) = tokio::join!(
         load_cache(bus, owner),
-        bus.string_property(owner, ROOT_PATH, APPLICATION, "ToolkitName")
+        bus.string_property(owner, ROOT_PATH, APPLICATION, "ToolkitName"),
+        bus.string_property(owner, ROOT_PATH, APPLICATION, "Version"),
     );
-    let get_all = toolkit.is_ok_and(|t| GET_ALL_SAFE.iter().any(|k| t.eq_ignore_ascii_case(k)));
+    let toolkit = toolkit.unwrap_or_default();
+    let get_all = GET_ALL_SAFE.iter().any(|k| toolkit.eq_ignore_ascii_case(k));
     Ok(AppCache {
         items: cache?.map(std::sync::Arc::new),
         get_all,
+        window_only_showing: showing::window_only(&toolkit, &version.unwrap_or_default()),
     })
 }
 
@@ -274,7 +290,7 @@ fn node_from_cache(item: &CacheEntry, owner: &str) -> Node {
     Node {
         states: convert::states(st, &role),
         role,
-        name: name.trim().to_string(),
+        name: convert::name(name),
         description: description.trim().to_string(),
         caps: convert::caps(ifaces),
         // -1: a MANAGES_DESCENDANTS container whose children the toolkit does not cache.
@@ -326,7 +342,11 @@ fn build_from_cache(
 fn wants_children(slot: &Slot, limits: Limits) -> bool {
     slot.node.child_count > 0
         && slot.depth < limits.max_depth
-        && (!limits.skip_hidden || slot.node.states.contains(States::SHOWING) || slot.depth == 0)
+        && (!limits.skip_hidden
+            || slot.node.states.contains(States::SHOWING)
+            // LibreOffice marks some containers defunct while their children still show.
+            || slot.node.states.contains(States::DEFUNCT)
+            || slot.depth == 0)
 }
 
 /// Toolkits whose `Properties.GetAll` is safe to call (Qt 5's crashes the app).
@@ -545,7 +565,7 @@ pub(crate) async fn fetch_node(
     Ok(Node {
         states: convert::states(st, &role),
         role,
-        name: text("Name").trim().to_string(),
+        name: convert::name(&text("Name")),
         description: text("Description").trim().to_string(),
         caps: convert::caps(&ifaces),
         child_count,

@@ -22,6 +22,9 @@ pub fn is_choice(n: &Node) -> bool {
     n.role == Role::Combo && !n.states.contains(States::EDITABLE)
 }
 
+/// At most this many options of a combo are looked through (a font list has hundreds).
+const OPTIONS_CAP: usize = 1000;
+
 /// The text of the option a combo shows; `name`: the combo's name when just read (else it
 /// is asked: Qt5 names a combo after its current option).
 pub async fn shown_option(
@@ -30,8 +33,7 @@ pub async fn shown_option(
     p: &str,
     name: Option<&str>,
 ) -> Result<Option<String>, CallError> {
-    let kids: Vec<Ref> = bus
-        .call(o, p, ACCESSIBLE, "GetChildren", &())
+    let kids: Vec<Ref> = crate::children::bounded(bus, o, p, OPTIONS_CAP)
         .await
         .unwrap_or_default();
     // The combo's own selection first: GTK3's popup menu has a selection of its own (the
@@ -70,13 +72,13 @@ async fn options(
     o: &str,
     p: &str,
 ) -> Result<(String, String, Vec<(String, String, String)>), CallError> {
-    let kids: Vec<Ref> = bus.call(o, p, ACCESSIBLE, "GetChildren", &()).await?;
+    let kids: Vec<Ref> = crate::children::bounded(bus, o, p, OPTIONS_CAP).await?;
     // The options sit in a popup menu or list under the combo (Chromium, GTK3, Qt5).
     let (ho, hp) = match kids.first() {
         Some(r) => owned(o, r),
         None => return Ok((o.to_string(), p.to_string(), Vec::new())),
     };
-    let items: Vec<Ref> = bus.call(&ho, &hp, ACCESSIBLE, "GetChildren", &()).await?;
+    let items: Vec<Ref> = crate::children::bounded(bus, &ho, &hp, OPTIONS_CAP).await?;
     let mut out = Vec::new();
     for (io, ip) in items {
         let (io, ip) = owned(&ho, &(io, ip));

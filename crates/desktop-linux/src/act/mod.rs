@@ -10,6 +10,7 @@ pub(crate) use choice::{is_choice, shown_option};
 mod request;
 mod resolve;
 mod settle;
+mod sheet;
 mod text;
 mod view;
 
@@ -108,6 +109,9 @@ fn click_expectation(n: &Node) -> Expect {
     }
     if n.states.contains(States::EXPANDABLE) {
         return Expect::Expanded(!n.states.contains(States::EXPANDED));
+    }
+    if n.role == Role::Tab && !n.states.contains(States::SELECTED) {
+        return Expect::Selected;
     }
     Expect::Nothing
 }
@@ -213,6 +217,13 @@ impl LinuxDesktop {
         let before = ElementState::of(&live.node);
         let watch = Watch::start(live).await;
         let plain = button == Button::Left && count == 1 && modifiers.is_empty();
+        if plain && sheet::is_sheet_cell(&live.node) {
+            // Clicking a cell makes it the active one: the sheet does that on request.
+            let route = self.deliver_focus(live).await?;
+            return self
+                .finish(live, "click", route, Expect::Focused, watch, &before)
+                .await;
+        }
         let route = if plain && self.default_action(live, &[]).await? {
             Route::A11y
         } else {

@@ -24,6 +24,22 @@ pub async fn probe(bus: &Bus, handle: &Handle) -> Result<Node, CallError> {
     if node.states.contains(States::DEFUNCT) {
         return Err(CallError::Gone("the object is defunct".into()));
     }
+    if node.states.contains(States::VISIBLE) && !node.states.contains(States::SHOWING) {
+        // GTK 4 says SHOWING only of windows: there a visible element with a box shows.
+        let (toolkit, version) = tokio::join!(
+            bus.string_property(o, ROOT_PATH, APPLICATION, "ToolkitName"),
+            bus.string_property(o, ROOT_PATH, APPLICATION, "Version"),
+        );
+        let boxed = node.bounds.is_some_and(|b| b.w > 0 && b.h > 0);
+        if boxed
+            && crate::showing::window_only(
+                &toolkit.unwrap_or_default(),
+                &version.unwrap_or_default(),
+            )
+        {
+            node.states.insert(States::SHOWING);
+        }
+    }
     if crate::hydrate::has_value(&node) {
         let mut one = [node];
         let want = crate::hydrate::Want {
@@ -156,6 +172,8 @@ impl LinuxDesktop {
         exact: bool,
     ) -> Result<Live> {
         let window = self.resolve_window(target).await?;
+        // Names are read without mnemonic underscores: so is the text (`Page _2`).
+        let text = &desktop_core::without_mnemonic(text.trim());
         let needle = text.trim().to_lowercase();
         let hit = |s: &str| {
             let s = s.trim();

@@ -138,6 +138,8 @@ pub(crate) enum Expect {
     /// The expanded state becomes this; toolkits do not all report it, so not seeing it
     /// leaves the effect unverifiable rather than failed.
     Expanded(bool),
+    /// A tab becomes the selected one (its page shown); soft like `Expanded`.
+    Selected,
     /// The element holds the keyboard focus.
     Focused,
     /// The field's text (or, for a secure field, its length).
@@ -146,6 +148,9 @@ pub(crate) enum Expect {
     Value { value: f64, tolerance: f64 },
     /// The element's box intersects `screen`.
     InView(Rect),
+    /// A spreadsheet cell holds `content` (as typed, or as the sheet shows it), having
+    /// shown `before`.
+    Cell { before: String, content: String },
 }
 
 /// The text a field should show after typing.
@@ -181,6 +186,7 @@ pub(crate) struct Seen {
     count: Option<i32>,
     value: Option<f64>,
     bounds: Option<Rect>,
+    cell: Option<super::sheet::CellSeen>,
 }
 
 impl Expect {
@@ -189,6 +195,7 @@ impl Expect {
             Expect::Nothing => true,
             Expect::Checked(c) => s.states.contains(States::CHECKED) == *c,
             Expect::Expanded(x) => s.states.contains(States::EXPANDED) == *x,
+            Expect::Selected => s.states.contains(States::SELECTED),
             Expect::Focused => s.states.contains(States::FOCUSED),
             Expect::Text(w) => w.met(s.text.as_deref(), s.count),
             Expect::Value { value, tolerance } => {
@@ -197,12 +204,19 @@ impl Expect {
             Expect::InView(screen) => s
                 .bounds
                 .is_some_and(|b| b.is_valid() && screen.intersects(&b)),
+            Expect::Cell { before, content } => s
+                .cell
+                .as_ref()
+                .is_some_and(|c| super::sheet::holds(c, before, content)),
         }
     }
 
     /// Failing to show it is an error (else only the effect stays unverifiable).
     fn is_hard(&self) -> bool {
-        !matches!(self, Expect::Nothing | Expect::Expanded(_))
+        !matches!(
+            self,
+            Expect::Nothing | Expect::Expanded(_) | Expect::Selected
+        )
     }
 
     /// The error when a hard expectation was not met, naming what was seen instead.
@@ -253,7 +267,15 @@ impl Expect {
                 format!("{what} is still out of view"),
             )
             .suggest("Scroll its container with the wheel instead"),
-            Expect::Nothing | Expect::Expanded(_) => {
+            Expect::Cell { content, .. } => Error::new(
+                ErrorCode::ActionFailed,
+                format!(
+                    "{what} shows {:?} after typing, not {content:?}",
+                    s.cell.as_ref().map_or("", |c| c.text.as_str())
+                ),
+            )
+            .suggest("The sheet refused the entry (a protected cell, a validity rule) or an open dialog took the keys: read the window"),
+            Expect::Nothing | Expect::Expanded(_) | Expect::Selected => {
                 Error::internal("an unverifiable expectation cannot fail")
             }
         }
@@ -268,7 +290,7 @@ impl LinuxDesktop {
         let mut s = Seen::default();
         match expect {
             Expect::Nothing => {}
-            Expect::Checked(_) | Expect::Expanded(_) | Expect::Focused => {
+            Expect::Checked(_) | Expect::Expanded(_) | Expect::Selected | Expect::Focused => {
                 let words: Vec<u32> = b.call(o, p, ACCESSIBLE, "GetState", &()).await?;
                 let st = convert::state_set(&words);
                 s.states = convert::states(st, &live.node.role);
@@ -277,7 +299,7 @@ impl LinuxDesktop {
                 let count: OwnedValue = b.property(o, p, TEXT, "CharacterCount").await?;
                 s.count = i32::try_from(count).ok();
                 if w.readable {
-                    s.text = Some(b.call(o, p, TEXT, "GetText", &(0i32, -1i32)).await?);
+                    s.text = Some(b.text(o, p).await?);
                 }
             }
             Expect::Value { .. } => {
@@ -289,6 +311,7 @@ impl LinuxDesktop {
                     b.call(o, p, COMPONENT, "GetExtents", &(0u32,)).await?;
                 s.bounds = Some(Rect::new(x, y, w, h));
             }
+            Expect::Cell { .. } => s.cell = Some(self.cell_seen(live).await?),
         }
         Ok(s)
     }

@@ -108,10 +108,7 @@ impl LinuxDesktop {
         let text = if live.node.is_secure() {
             None
         } else {
-            live.bus
-                .call::<_, String>(o, p, TEXT, "GetText", &(0i32, -1i32))
-                .await
-                .ok()
+            live.bus.text(o, p).await.ok()
         };
         Ok(Some(Before { text, count }))
     }
@@ -171,6 +168,9 @@ impl LinuxDesktop {
                     )
                     .suggest("Type into a text field; to send keys to this element, focus it and press the keys"));
                 }
+                if super::sheet::is_sheet_cell(&l.node) {
+                    return self.type_into_cell(l, text, opts, "type").await;
+                }
                 Some(l.clone())
             }
             None => {
@@ -198,7 +198,16 @@ impl LinuxDesktop {
         }
         let mut kb = Keyboard::new(x)?;
         let typed = kept(text, t.node.states.contains(States::MULTILINE));
+        let sheet_cell = super::sheet::is_sheet_cell(&t.node);
         let expect = match (&before, takes_text(&t.node)) {
+            // A cell of a sheet holds what was typed once Enter or Tab commits it.
+            (Some(b), _) if sheet_cell => match super::sheet::committed(text) {
+                Some(content) => Expect::Cell {
+                    before: b.text.clone().unwrap_or_default(),
+                    content,
+                },
+                None => Expect::Nothing,
+            },
             (Some(b), true) if by_id || !opts.replace => {
                 if opts.replace {
                     kb.press(&Combo::parse("ctrl+a")?)?;
@@ -339,6 +348,13 @@ impl LinuxDesktop {
         Self::check_enabled(live)?;
         if super::choice::is_choice(n) {
             return self.choose(live, value).await;
+        }
+        if super::sheet::is_sheet_cell(n) {
+            let opts = TypeOptions {
+                replace: true,
+                delay: Duration::ZERO,
+            };
+            return self.type_into_cell(live, value, opts, "set-value").await;
         }
         let before = ElementState::of(n);
         if n.caps.contains(Caps::VALUE) && !matches!(n.role, Role::Input | Role::Password) {
