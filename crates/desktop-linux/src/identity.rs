@@ -142,6 +142,15 @@ pub fn is_stopped(pid: u32) -> bool {
         .is_some_and(|s| s == "T" || s == "t")
 }
 
+/// Whether the process has exited and waits only to be reaped by its parent.
+pub fn is_zombie(pid: u32) -> bool {
+    fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|s| s == "Z" || s == "X")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -124,13 +124,18 @@ pub fn app_error(e: CallError, app: &str, timeout: Duration) -> Error {
 fn hung_error(u: &desktop_core::Unresponsive, fallback: &str, timeout: Duration) -> Error {
     let app = u.app.clone().unwrap_or_else(|| fallback.to_string());
     if identity::is_stopped(u.pid) {
-        return Error::new(
-            ErrorCode::AppUnresponsive,
-            format!("{app} (pid {}) is stopped and cannot answer", u.pid),
-        )
-        .suggest("Continue it (kill -CONT, or leave the debugger), then retry");
+        return stopped_error(&app, u.pid);
     }
     app_error(CallError::Timeout, &app, timeout)
+}
+
+/// `APP_UNRESPONSIVE` for an app whose process is stopped: nothing is sent to it.
+pub(crate) fn stopped_error(app: &str, pid: u32) -> Error {
+    Error::new(
+        ErrorCode::AppUnresponsive,
+        format!("{app} (pid {pid}) is stopped and cannot answer; nothing was sent"),
+    )
+    .suggest("Continue it (kill -CONT, or leave the debugger), then retry")
 }
 
 impl LinuxDesktop {

@@ -25,6 +25,9 @@ pub enum Ping {
     Unsupported,
     /// No answer within the time given: the app is busy or hung.
     NoAnswer,
+    /// The window went away (destroyed or unmapped) instead of answering: the input
+    /// closed it, or quit its app.
+    Closed,
 }
 
 impl X {
@@ -32,12 +35,17 @@ impl X {
     pub fn ping(&self, window: Window, timeout: Duration) -> Result<Ping> {
         let wm_protocols = self.atom("WM_PROTOCOLS")?;
         let net_wm_ping = self.atom("_NET_WM_PING")?;
-        let protocols = self
+        let protocols = match self
             .conn
             .get_property(false, window, wm_protocols, AtomEnum::ATOM, 0, 32)
             .map_err(x_err)?
             .reply()
-            .map_err(x_err)?;
+        {
+            Ok(p) => p,
+            // The window is gone already (a BadWindow error).
+            Err(x11rb::errors::ReplyError::X11Error(_)) => return Ok(Ping::Closed),
+            Err(e) => return Err(x_err(e)),
+        };
         let supported = protocols
             .value32()
             .is_some_and(|mut v| v.any(|a| a == net_wm_ping));
@@ -69,23 +77,44 @@ impl X {
             .send_event(false, window, EventMask::NO_EVENT, event)
             .map_err(x_err)?;
         self.conn.flush().map_err(x_err)?;
-        let answered = self.wait_for(timeout, |e| {
-            matches!(e, Event::ClientMessage(m)
-            if m.type_ == wm_protocols && {
+        let mut closed = false;
+        let answered = self.wait_for(timeout, |e| match e {
+            Event::ClientMessage(m) if m.type_ == wm_protocols => {
                 let d = m.data.as_data32();
                 d[0] == net_wm_ping && d[1] == stamp
-            })
+            }
+            Event::DestroyNotify(d) if d.window == window => {
+                closed = true;
+                true
+            }
+            Event::UnmapNotify(u) if u.window == window => {
+                closed = true;
+                true
+            }
+            _ => false,
         });
         // Stop listening to the root's substructure: nothing else here reads those events.
         let _ = self.conn.change_window_attributes(
             self.root,
             &ChangeWindowAttributesAux::new().event_mask(current),
         );
-        Ok(if answered? {
-            Ping::Answered
-        } else {
-            Ping::NoAnswer
+        Ok(match answered? {
+            true if closed => Ping::Closed,
+            true => Ping::Answered,
+            // Closed without a notice reaching us (it went before we listened).
+            false if !self.is_viewable(window) => Ping::Closed,
+            false => Ping::NoAnswer,
         })
+    }
+
+    /// Whether `window` still exists and is mapped.
+    fn is_viewable(&self, window: Window) -> bool {
+        let attrs = self
+            .conn
+            .get_window_attributes(window)
+            .ok()
+            .and_then(|c| c.reply().ok());
+        attrs.is_some_and(|a| a.map_state == x11rb::protocol::xproto::MapState::VIEWABLE)
     }
 
     /// Reads events until one matches or `timeout` passes.

@@ -61,9 +61,17 @@ pub async fn shown_option(
     }
     let name = match name {
         Some(n) => n.to_string(),
-        None => bus.string_property(o, p, ACCESSIBLE, "Name").await?,
+        None => crate::convert::name(&bus.string_property(o, p, ACCESSIBLE, "Name").await?),
     };
-    Ok((!wordless(&name)).then(|| name.trim().to_string()))
+    if !wordless(&name) {
+        return Ok(Some(name.trim().to_string()));
+    }
+    // GTK 4's drop-down: the label inside its button.
+    let handle = desktop_core::Handle {
+        owner: o.to_string(),
+        path: p.to_string(),
+    };
+    super::popup::shown_label(bus, &handle).await
 }
 
 /// The combo's options: (owner, path, text) of each, and the element holding them.
@@ -98,25 +106,28 @@ impl LinuxDesktop {
         let err = |e| app_error(e, &live.app, self.timeout);
         let (ho, hp, opts) = options(&live.bus, o, p).await.map_err(err)?;
         let want = value.trim();
-        let index = opts
-            .iter()
-            .position(|(_, _, t)| t == want)
-            .or_else(|| {
-                opts.iter()
-                    .position(|(_, _, t)| t.to_lowercase() == want.to_lowercase())
-            })
-            .ok_or_else(|| {
-                let names: Vec<&str> = opts.iter().map(|(_, _, t)| t.as_str()).collect();
-                Error::new(
-                    ErrorCode::ElementNotFound,
-                    format!(
-                        "{} \"{}\" has no option {want:?}",
-                        live.node.role.short(),
-                        live.node.name
-                    ),
-                )
-                .suggest(format!("Its options: {}", names.join(", ")))
-            })?;
+        let index = opts.iter().position(|(_, _, t)| t == want).or_else(|| {
+            opts.iter()
+                .position(|(_, _, t)| t.to_lowercase() == want.to_lowercase())
+        });
+        if index.is_none() {
+            // Options that exist only while the popup is open (GTK 4).
+            if let Some(r) = self.choose_in_popup(live, value).await? {
+                return Ok(r);
+            }
+        }
+        let index = index.ok_or_else(|| {
+            let names: Vec<&str> = opts.iter().map(|(_, _, t)| t.as_str()).collect();
+            Error::new(
+                ErrorCode::ElementNotFound,
+                format!(
+                    "{} \"{}\" has no option {want:?}",
+                    live.node.role.short(),
+                    live.node.name
+                ),
+            )
+            .suggest(format!("Its options: {}", names.join(", ")))
+        })?;
         let target = opts[index].2.clone();
         let shown = |bus: Bus| {
             let (o, p) = (o.to_string(), p.to_string());

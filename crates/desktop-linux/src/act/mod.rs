@@ -7,6 +7,7 @@
 
 mod choice;
 pub(crate) use choice::{is_choice, shown_option};
+mod popup;
 mod request;
 mod resolve;
 mod settle;
@@ -57,6 +58,10 @@ pub struct Live {
     pub app: String,
     /// `Application.ToolkitName` of the app.
     pub toolkit: String,
+    /// Its window's title and its app's process, to say what closed when an action
+    /// closes them.
+    pub window_title: String,
+    pub pid: Option<u32>,
 }
 
 impl Live {

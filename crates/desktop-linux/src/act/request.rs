@@ -281,9 +281,9 @@ impl LinuxDesktop {
 
     /// Settles input sent at a point (see `settle_at`).
     async fn at_point(&self, mut r: ActionResult, at: (i32, i32)) -> Result<ActionResult> {
-        let ms = self.settle_at(at.0, at.1).await?;
+        let (ms, closed) = self.settle_at(at.0, at.1).await?;
         r.timing.push(("settle", ms));
-        Ok(r)
+        Ok(super::settle::with_closed(r, closed))
     }
 }
 

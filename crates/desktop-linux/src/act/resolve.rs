@@ -113,7 +113,7 @@ impl LinuxDesktop {
         &self,
         node: Node,
         bus: Bus,
-        (app, window_id): (&str, Option<u32>),
+        (app, title, pid, window_id): (&str, &str, u32, Option<u32>),
         (id, rematched): (Option<u32>, bool),
     ) -> Live {
         let toolkit = self.toolkit_of(&node.handle.owner).await;
@@ -125,6 +125,8 @@ impl LinuxDesktop {
             bus,
             app: app.to_string(),
             toolkit,
+            window_title: title.to_string(),
+            pid: (pid != 0).then_some(pid),
         }
     }
 
@@ -133,11 +135,7 @@ impl LinuxDesktop {
     pub async fn element_by_id(&self, map: &RefMap, id: u32, scope: &Target) -> Result<Live> {
         let (w, entry) = map.lookup(id, scope)?;
         if crate::identity::is_stopped(w.pid) {
-            return Err(Error::new(
-                ErrorCode::AppUnresponsive,
-                format!("{} (pid {}) is stopped and cannot answer", w.app, w.pid),
-            )
-            .suggest("Continue it (kill -CONT, or leave the debugger), then retry"));
+            return Err(crate::stopped_error(&w.app, w.pid));
         }
         let bus = self
             .bus
@@ -155,7 +153,7 @@ impl LinuxDesktop {
             .live(
                 found.node,
                 probing.bus,
-                (&w.app, window_id),
+                (&w.app, &w.title, w.pid, window_id),
                 (Some(id), found.rematched),
             )
             .await)
@@ -239,7 +237,12 @@ impl LinuxDesktop {
                 node.hint = found[0].hint.clone();
                 node.clickable = found[0].clickable;
                 Ok(self
-                    .live(node, bus, (&window.app, window_id), (None, false))
+                    .live(
+                        node,
+                        bus,
+                        (&window.app, &window.title, window.pid, window_id),
+                        (None, false),
+                    )
                     .await)
             }
             n => {
@@ -299,8 +302,13 @@ impl LinuxDesktop {
         };
         let window_id = window.id.and_then(|i| u32::try_from(i).ok());
         Ok(Some(
-            self.live(node, bus, (&window.app, window_id), (None, false))
-                .await,
+            self.live(
+                node,
+                bus,
+                (&window.app, &window.title, window.pid, window_id),
+                (None, false),
+            )
+            .await,
         ))
     }
 

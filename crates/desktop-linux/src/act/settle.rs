@@ -367,19 +367,21 @@ impl LinuxDesktop {
         }
     }
 
-    /// Proves the app behind `window` has read the input sent so far (X ping). An app that
-    /// does not answer within the call timeout has not taken it: `APP_UNRESPONSIVE`.
-    pub(crate) fn consumed(&self, window: Option<u32>, app: &str) -> Result<()> {
+    /// Proves the app behind `window` has read the input sent so far (X ping), or that
+    /// the window closed instead (the input closed it or quit the app). An app that does
+    /// not answer within the call timeout has not taken it: `APP_UNRESPONSIVE`.
+    pub(crate) fn consumed(&self, window: Option<u32>, app: &str) -> Result<Taken> {
         let (Some(w), Some(x)) = (window, self.x.as_ref()) else {
-            return Ok(());
+            return Ok(Taken::Read);
         };
         x.sync()?;
         match x.ping(w, self.timeout)? {
-            Ping::Answered | Ping::Unsupported => Ok(()),
+            Ping::Answered | Ping::Unsupported => Ok(Taken::Read),
+            Ping::Closed => Ok(Taken::Closed),
             Ping::NoAnswer => Err(Error::new(
                 ErrorCode::AppUnresponsive,
                 format!(
-                    "{app} had not taken the input after {} ms",
+                    "{app} had not taken the input sent to it after {} ms (it may still act on it when it recovers)",
                     self.timeout.as_millis()
                 ),
             )
@@ -389,11 +391,12 @@ impl LinuxDesktop {
 
     /// Settles after input at a screen point that names no element (a click at x,y, a
     /// wheel turn, a drag's end): the window there has read the input, and, for an app
-    /// whose tree changes afterwards, its events have gone quiet. Returns the time taken.
-    pub async fn settle_at(&self, x: i32, y: i32) -> Result<f64> {
+    /// whose tree changes afterwards, its events have gone quiet. Returns the time taken,
+    /// and what closed instead of answering.
+    pub(crate) async fn settle_at(&self, x: i32, y: i32) -> Result<(f64, Option<Closed>)> {
         let t = Instant::now();
         let Some(xc) = self.x.as_ref() else {
-            return Ok(0.0);
+            return Ok((0.0, None));
         };
         xc.sync()?;
         let windows = xc.windows()?;
@@ -405,19 +408,22 @@ impl LinuxDesktop {
             .find(|w| Some(w.id) == at)
             .or_else(|| windows.iter().rev().find(|w| w.bounds.contains_point(x, y)))
         else {
-            return Ok(0.0);
+            return Ok((0.0, None));
         };
         let known = crate::identity::Identities::load(&self.address);
         let app = client
             .pid
             .and_then(|p| known.apps.iter().find(|(_, id)| id.pid == p));
         let name = app.map_or("the app", |(_, id)| id.name.as_str());
-        self.consumed(Some(client.id), name)?;
+        if self.consumed(Some(client.id), name)? == Taken::Closed {
+            let closed = Closed::now(&client.title, name, client.pid);
+            return Ok((t.elapsed().as_secs_f64() * 1000.0, Some(closed)));
+        }
         if let Some((owner, _)) = app.filter(|(_, id)| id.is_chromium()) {
             let (mut watch, _) = self.app_watch(owner).await;
             watch.quiet(ASYNC_FIRST_EVENT).await;
         }
-        Ok(t.elapsed().as_secs_f64() * 1000.0)
+        Ok((t.elapsed().as_secs_f64() * 1000.0, None))
     }
 
     /// Settles after an action on `live` (see the module comment) and tells its effect and
@@ -445,8 +451,8 @@ impl LinuxDesktop {
         wait: Duration,
     ) -> Result<Settled> {
         let t = Instant::now();
-        if route == Route::Input {
-            self.consumed(live.window_id, &live.app)?;
+        if route == Route::Input && self.consumed(live.window_id, &live.app)? == Taken::Closed {
+            return Ok(Settled::closed(live, t));
         }
         if route == Route::A11y
             && matches!(expect, Expect::Nothing)
@@ -474,6 +480,8 @@ impl LinuxDesktop {
             Err(CallError::Timeout) => {
                 return Err(app_error(CallError::Timeout, &live.app, self.timeout))
             }
+            // The element is gone: with its window, the action closed it.
+            Err(_) if self.window_gone(live.window_id) => return Ok(Settled::closed(live, t)),
             Err(_) => None,
         };
         let effect = if met && !matches!(expect, Expect::Nothing) {
@@ -485,7 +493,58 @@ impl LinuxDesktop {
             effect,
             post,
             ms: t.elapsed().as_secs_f64() * 1000.0,
+            closed: None,
         })
+    }
+
+    /// Whether the X window `window` no longer exists or shows.
+    pub(crate) fn window_gone(&self, window: Option<u32>) -> bool {
+        match (window, self.x.as_ref()) {
+            (Some(w), Some(x)) => x.windows().is_ok_and(|all| all.iter().all(|o| o.id != w)),
+            _ => false,
+        }
+    }
+}
+
+/// What became of input sent to a window: read by its app, or the window closed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Taken {
+    Read,
+    Closed,
+}
+
+/// A window an action closed (or whose app it ended): an observed effect.
+#[derive(Clone, Debug)]
+pub(crate) struct Closed {
+    window: String,
+    app: String,
+    /// The app's process has exited.
+    exited: bool,
+}
+
+impl Closed {
+    /// What closed, and whether its process is gone (given a moment to exit).
+    pub(crate) fn now(window: &str, app: &str, pid: Option<u32>) -> Closed {
+        let exited = pid.is_some_and(|p| {
+            let alive = || {
+                std::path::Path::new(&format!("/proc/{p}")).exists()
+                    && !crate::identity::is_zombie(p)
+            };
+            let deadline = Instant::now() + Duration::from_millis(300);
+            while alive() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            !alive()
+        });
+        Closed {
+            window: window.to_string(),
+            app: app.to_string(),
+            exited,
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({"window": self.window, "app": self.app, "exited": self.exited})
     }
 }
 
@@ -495,9 +554,21 @@ pub(crate) struct Settled {
     pub effect: Effect,
     pub post: Option<ElementState>,
     pub ms: f64,
+    /// The action closed the element's window (or ended its app).
+    pub closed: Option<Closed>,
 }
 
 impl Settled {
+    /// The action closed `live`'s window: that is its effect.
+    fn closed(live: &Live, t: Instant) -> Settled {
+        Settled {
+            effect: Effect::Confirmed,
+            post: None,
+            ms: t.elapsed().as_secs_f64() * 1000.0,
+            closed: Some(Closed::now(&live.window_title, &live.app, live.pid)),
+        }
+    }
+
     /// Puts the outcome into an action's result.
     pub(crate) fn into_result(
         self,
@@ -506,6 +577,23 @@ impl Settled {
         r.effect = self.effect;
         r.post_state = self.post;
         r.timing.push(("settle", self.ms));
-        r
+        match self.closed {
+            Some(c) => r.with("closed", c.json()),
+            None => r,
+        }
+    }
+}
+
+/// Adds what closed to a result (effect confirmed).
+pub(crate) fn with_closed(
+    mut r: desktop_core::action::ActionResult,
+    closed: Option<Closed>,
+) -> desktop_core::action::ActionResult {
+    match closed {
+        Some(c) => {
+            r.effect = Effect::Confirmed;
+            r.with("closed", c.json())
+        }
+        None => r,
     }
 }

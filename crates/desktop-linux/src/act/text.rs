@@ -3,7 +3,7 @@
 //! for `replace`), types, and reads the field back until the text is there. The same
 //! meaning on every toolkit: GTK selects a field's text on focus, Qt and Chromium do not.
 
-use super::settle::{Expect, Seen, TextWant, Watch};
+use super::settle::{with_closed, Closed, Expect, Seen, Taken, TextWant, Watch};
 use super::{resolve::takes_text, Live};
 use crate::bus::{CallError, COMPONENT, PROPERTIES, TEXT, VALUE};
 use crate::input::Keyboard;
@@ -264,8 +264,38 @@ impl LinuxDesktop {
     ) -> Result<ActionResult> {
         let x = self.x()?;
         Keyboard::new(x)?.type_text(text, opts.delay)?;
-        self.consumed(w.id.and_then(|i| u32::try_from(i).ok()), &w.app)?;
-        Ok(ActionResult::new("type", Route::Input).with("chars", text.chars().count()))
+        let r = ActionResult::new("type", Route::Input).with("chars", text.chars().count());
+        let wid = w.id.and_then(|i| u32::try_from(i).ok());
+        let closed = (self.consumed(wid, &w.app)? == Taken::Closed)
+            .then(|| Closed::now(&w.title, &w.app, (w.pid != 0).then_some(w.pid)));
+        Ok(with_closed(r, closed))
+    }
+
+    /// The window keys go to when none is named: the focused one as read, else (its app
+    /// too hung to be read) the one X says has the focus, named by its process.
+    async fn key_window(&self) -> Option<WindowInfo> {
+        if let Ok(w) = self.resolve_window(&Target::default()).await {
+            return Some(w);
+        }
+        let x = self.x.as_ref()?;
+        let tops = x.windows().ok()?;
+        let id = x.focused(&tops)?;
+        let top = tops.iter().find(|t| t.id == id)?;
+        let app = top
+            .pid
+            .and_then(crate::identity::program_name)
+            .unwrap_or_else(|| top.class.clone());
+        Some(WindowInfo {
+            app,
+            pid: top.pid.unwrap_or(0),
+            title: top.title.clone(),
+            id: Some(u64::from(id)),
+            bounds: Some(top.bounds),
+            focused: true,
+            a11y: false,
+            modal: false,
+            handle: None,
+        })
     }
 
     /// `press COMBO...`: each combo in turn where the focus is (in `window` when given,
@@ -278,7 +308,7 @@ impl LinuxDesktop {
         let x = self.x()?;
         let w = match window {
             Some(w) => Some(w.clone()),
-            None => self.resolve_window(&Target::default()).await.ok(),
+            None => self.key_window().await,
         };
         let wid = w
             .as_ref()
@@ -287,13 +317,21 @@ impl LinuxDesktop {
         if let (Some(id), Some(_)) = (wid, window) {
             x.raise_and_focus(id)?;
         }
+        if let Some(w) = w.as_ref().filter(|w| crate::identity::is_stopped(w.pid)) {
+            return Err(crate::stopped_error(&w.app, w.pid));
+        }
         let mut kb = Keyboard::new(x)?;
         for c in combos {
             kb.press(c)?;
         }
         drop(kb);
+        let r = ActionResult::new("press", Route::Input);
+        // The window that had the keys has read them, or closed: never an unchecked ok.
         if let Some(w) = &w {
-            self.consumed(wid, &w.app)?;
+            if self.consumed(wid, &w.app)? == Taken::Closed {
+                let pid = (w.pid != 0).then_some(w.pid);
+                return Ok(with_closed(r, Some(Closed::now(&w.title, &w.app, pid))));
+            }
             if let Some(h) = &w.handle {
                 let (watch, async_tree) = self.app_watch(&h.owner).await;
                 let mut watch = if async_tree {
@@ -310,7 +348,7 @@ impl LinuxDesktop {
                     .await;
             }
         }
-        Ok(ActionResult::new("press", Route::Input))
+        Ok(r)
     }
 
     /// `press --id N COMBO...`: the element holds the focus first (as for typing), then the
@@ -476,6 +514,8 @@ impl LinuxDesktop {
             bus: self.bus.clone(),
             app: String::new(),
             toolkit,
+            window_title: String::new(),
+            pid: None,
         };
         let async_tree = probe_live.async_tree();
         (Watch::start(&probe_live).await, async_tree)
