@@ -87,7 +87,9 @@ fn schemas() -> Vec<(&'static str, Value)> {
                     "count": {"type": "integer", "description": "elements shown"},
                     "elements": {"type": "array", "items": {"$ref": "#/$defs/element"}, "description": "tree (flat list with --compact)"},
                     "truncated": {"type": "object", "description": "present when --max-elements cut the output",
-                                  "properties": {"shown": {"type": "integer"}, "total": {"type": "integer"}, "hint": {"type": "string"}}}
+                                  "properties": {"shown": {"type": "integer"}, "total": {"type": "integer"}, "hint": {"type": "string"}}},
+                    "incomplete": {"type": "object", "description": "present when the reader stopped before the whole window was read (its budget of time or elements ran out: an app building objects without end)",
+                                   "properties": {"reason": {"type": "string"}, "hint": {"type": "string"}}}
                 },
                 "$defs": {"element": element()}
             }),
@@ -140,6 +142,8 @@ fn schemas() -> Vec<(&'static str, Value)> {
                     "modifiers": {"type": "array", "items": {"type": "string"}, "description": "click: the keys held during the click"},
                     "scrolled_into_view": {"const": true, "description": "the element was out of view and was scrolled in first"},
                     "value": {"type": "string", "description": "set-value on a combo: the option chosen"},
+                    "closed": {"type": "object", "description": "the action closed the window (or ended its app) instead of the app answering: an observed effect",
+                               "properties": {"window": {"type": "string"}, "app": {"type": "string"}, "exited": {"type": "boolean", "description": "the app's process has exited"}}},
                     "x": {"type": "integer"}, "y": {"type": "integer"},
                     "app": {"type": "string"}, "pid": {"type": "integer"}, "title": {"type": "string"}, "window_id": {"type": "integer"}
                 }

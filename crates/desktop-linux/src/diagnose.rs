@@ -1,7 +1,7 @@
 //! `doctor` on Linux: each part the tool needs — private state folders, display, XTEST, session bus, accessibility
 //! bus and registry, IsEnabled — checked, with how to fix what fails.
 
-use crate::bus::Bus;
+use crate::bus::{Bus, ACCESSIBLE, REGISTRY, ROOT_PATH};
 use crate::x11::X;
 use crate::{apps, sandbox, session};
 use desktop_core::backend::Check;
@@ -75,6 +75,21 @@ pub async fn checks(timeout: Duration) -> Vec<Check> {
         registry,
         "The registry (at-spi2-registryd) starts with the bus; restart the bus or the sandbox",
     ));
+    if let Ok(b) = &bus {
+        let stuck = unregistered_qt6(b).await;
+        checks.push(Check::new(
+            "qt6_apps",
+            if stuck.is_empty() {
+                Ok("no Qt 6 app is connected without registering".into())
+            } else {
+                Err(format!(
+                    "Qt 6 apps connected to the accessibility bus but never registered (their windows cannot be read): {}",
+                    stuck.join(", ")
+                ))
+            },
+            "Restart them without AT_SPI_BUS_ADDRESS in their environment (Qt 6 does not register when given it); desktop-cli launch and sandbox run leave it out",
+        ));
+    }
     checks.push(Check::new(
         "a11y_enabled",
         match session::is_enabled(timeout).await {
@@ -85,6 +100,41 @@ pub async fn checks(timeout: Duration) -> Vec<Check> {
         "Every command switches it on when it finds it off; apps started before that may need a restart",
     ));
     checks
+}
+
+/// Qt 6 apps (`program (pid N)`) with a connection to the accessibility bus that the
+/// registry does not list: what Qt 6.4 does when started with `AT_SPI_BUS_ADDRESS` set.
+async fn unregistered_qt6(bus: &Bus) -> Vec<String> {
+    let names: Vec<String> = bus
+        .call(
+            "org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus",
+            "ListNames",
+            &(),
+        )
+        .await
+        .unwrap_or_default();
+    let registered: Vec<(String, zbus::zvariant::OwnedObjectPath)> = bus
+        .call(REGISTRY, ROOT_PATH, ACCESSIBLE, "GetChildren", &())
+        .await
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for name in names.iter().filter(|n| n.starts_with(':')) {
+        if registered.iter().any(|(r, _)| r == name) {
+            continue;
+        }
+        let Ok(pid) = bus.pid_of(name).await else {
+            continue;
+        };
+        let qt6 = std::fs::read_to_string(format!("/proc/{pid}/maps"))
+            .is_ok_and(|maps| maps.contains("libQt6Core"));
+        if qt6 {
+            let program = crate::identity::program_name(pid).unwrap_or_else(|| "?".into());
+            out.push(format!("{program} (pid {pid})"));
+        }
+    }
+    out
 }
 
 /// Display numbers of the running sandboxes.

@@ -67,12 +67,14 @@ impl Sandbox {
     }
 
     /// The environment a program needs to run inside this sandbox with accessibility on.
+    /// The accessibility bus is not in it: the sandbox's X root window (`AT_SPI_BUS`) and
+    /// session bus (`org.a11y.Bus`) lead every toolkit there, while Qt 6 connects but never
+    /// registers when `AT_SPI_BUS_ADDRESS` is set ([`UNSET`] lists it for removal).
     pub fn env(&self) -> Vec<(&'static str, String)> {
         let mut env = vec![
             ("DISPLAY", self.display_name()),
             ("XAUTHORITY", self.xauthority.display().to_string()),
             ("DBUS_SESSION_BUS_ADDRESS", self.bus_address.clone()),
-            ("AT_SPI_BUS_ADDRESS", self.a11y_bus_address.clone()),
             ("DESKTOP_CLI_SANDBOX", self.display.to_string()),
         ];
         env.extend(toolkit_env());
@@ -114,6 +116,10 @@ impl Sandbox {
         desktop_core::private::write(&self.dir.join("state.json"), &json)
     }
 }
+
+/// Variables a program in a sandbox must not inherit: an accessibility bus address from
+/// elsewhere would lead it astray, and Qt 6 does not register when given one at all.
+pub const UNSET: &[&str] = &["AT_SPI_BUS_ADDRESS"];
 
 /// What toolkits need to expose their accessibility trees (see the testbed notes).
 pub fn toolkit_env() -> Vec<(&'static str, String)> {

@@ -50,6 +50,9 @@ pub fn adopt_sandbox() -> Result<Option<Sandbox>> {
     for (key, value) in sandbox.env() {
         std::env::set_var(key, value);
     }
+    // This process goes straight to the sandbox's bus; programs it starts find it through
+    // the X root window (see `Sandbox::env`), so `launch` removes this again for them.
+    std::env::set_var("AT_SPI_BUS_ADDRESS", &sandbox.a11y_bus_address);
     Ok(Some(sandbox))
 }
 

@@ -163,6 +163,7 @@ impl Desk {
         let out = Command::new(&self.bin)
             .args(args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env_remove("AT_SPI_BUS_ADDRESS")
             .output()
             .expect("run desktop-cli");
         to_run(out)
@@ -173,6 +174,7 @@ impl Desk {
         let out = Command::new(&self.bin)
             .args(args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env_remove("AT_SPI_BUS_ADDRESS")
             .stdin(Stdio::null())
             .output()
             .expect("run desktop-cli");
@@ -184,6 +186,7 @@ impl Desk {
         Command::new(&self.bin)
             .args(args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env_remove("AT_SPI_BUS_ADDRESS")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -212,6 +215,7 @@ impl Desk {
         let mut child = Command::new(program)
             .args(args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env_remove("AT_SPI_BUS_ADDRESS")
             .stdin(Stdio::piped())
             .stdout(out())
             .stderr(out())
@@ -232,6 +236,8 @@ impl Desk {
         let child = Command::new(cmd[0])
             .args(&cmd[1..])
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            // As `sandbox run` does: apps find the bus through the sandbox's X root window.
+            .env_remove("AT_SPI_BUS_ADDRESS")
             .process_group(self.leader)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -341,6 +347,7 @@ impl Desk {
         let mut child = Command::new("/usr/bin/python3")
             .arg(repo_root().join("tests/support/atspi_fields.py"))
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env_remove("AT_SPI_BUS_ADDRESS")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -386,6 +393,7 @@ impl Desk {
             .args(["-window", "root"])
             .arg(&path)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env_remove("AT_SPI_BUS_ADDRESS")
             .output();
         match out {
             Ok(o) if o.status.success() => path.display().to_string(),
@@ -401,6 +409,7 @@ impl Desk {
             .arg(script)
             .args([app, window])
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env_remove("AT_SPI_BUS_ADDRESS")
             .output()
             .expect("run atspi_dump.py");
         serde_json::from_slice::<Value>(&out.stdout)

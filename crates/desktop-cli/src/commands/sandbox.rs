@@ -142,10 +142,14 @@ fn describe(s: &Sandbox) -> Value {
 }
 
 fn shell_exports(s: &Sandbox) -> String {
-    s.env()
+    let exports = s
+        .env()
         .into_iter()
-        .map(|(k, v)| format!("export {k}='{}'\n", v.replace('\'', r"'\''")))
-        .collect()
+        .map(|(k, v)| format!("export {k}='{}'\n", v.replace('\'', r"'\''")));
+    let unsets = desktop_linux::sandbox::UNSET
+        .iter()
+        .map(|k| format!("unset {k}\n"));
+    exports.chain(unsets).collect()
 }
 
 async fn run_in(
@@ -186,6 +190,9 @@ async fn run_in(
         .args(&cmd[1..])
         .env_remove("WAYLAND_DISPLAY")
         .envs(sb.env());
+    for var in desktop_linux::sandbox::UNSET {
+        command.env_remove(var);
+    }
     if detach {
         command.stdin(std::process::Stdio::null());
         command.stdout(sb.app_log());

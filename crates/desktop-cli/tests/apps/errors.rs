@@ -211,6 +211,7 @@ fn doctor_and_schema(env: &Env) {
             "session_bus",
             "a11y_bus",
             "registry",
+            "qt6_apps",
             "a11y_enabled"
         ]
     );
