@@ -277,6 +277,9 @@ impl Node {
     pub fn is_interactive(&self) -> bool {
         self.role.is_interactive()
             || self.clickable
+            // A menu that opens with its own action (GTK2's and LibreOffice's menu bar
+            // items are menus, not menu items).
+            || (self.role == Role::Menu && self.caps.contains(Caps::ACTION))
             || self.states.contains(States::EDITABLE)
             || (self.states.contains(States::FOCUSABLE) && self.caps.contains(Caps::ACTION))
     }

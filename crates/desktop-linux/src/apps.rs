@@ -153,7 +153,9 @@ async fn one(bus: &Bus, bus_name: &str, q: &AppQuery, known: Option<&Identity>) 
             }
         }
     };
-    let matched = q.name.as_deref().is_none_or(|w| name_matches(&name, w));
+    let matched = q.name.as_deref().is_none_or(|w| {
+        name_matches(&name, w) || identity::program_name(pid).is_some_and(|p| name_matches(&p, w))
+    });
     let mut app = App {
         name,
         pid,

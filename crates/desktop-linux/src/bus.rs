@@ -228,6 +228,21 @@ impl Bus {
         }
     }
 
+    /// The element's parent; `None` at the top or when the app does not say.
+    pub async fn parent(&self, at: &desktop_core::Handle) -> Option<desktop_core::Handle> {
+        let parent: ObjectRef = self
+            .property(&at.owner, &at.path, ACCESSIBLE, "Parent")
+            .await
+            .ok()?
+            .try_into()
+            .ok()?;
+        if parent.1.as_str() == "/org/a11y/atspi/null" {
+            return None;
+        }
+        let (owner, path) = owned(&at.owner, &parent);
+        Some(desktop_core::Handle { owner, path })
+    }
+
     /// The pid of the process behind a bus name (answered by the bus daemon, so it works
     /// even when the app itself is hung).
     pub async fn pid_of(&self, name: &str) -> Result<u32, CallError> {

@@ -80,9 +80,13 @@ impl X {
                 &ConfigureWindowAux::new().stack_mode(StackMode::ABOVE),
             )
             .map_err(x_err)?;
-        self.conn
-            .set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)
-            .map_err(x_err)?;
+        // ICCCM: a client that takes no input itself but asks for WM_TAKE_FOCUS (Java)
+        // moves the focus to its own window when told to; the others get it set.
+        if self.offer_focus(window)? {
+            self.conn
+                .set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)
+                .map_err(x_err)?;
+        }
         self.activate_with_wm(window)?;
         self.sync()
     }

@@ -250,6 +250,11 @@ impl LinuxDesktop {
             budget,
         };
         let mut listing = self.app_list(&q).await?;
+        if q.name.is_some() && listing.apps.iter().all(|a| !a.matched) {
+            // No app has that name: it may be a window's title (`windows::filter`), so
+            // every app is asked for its windows.
+            listing = self.app_list(&apps::AppQuery { name: None, ..q }).await?;
+        }
         // A hung app nobody has named yet: its windows' class (which toolkits derive from
         // the app's name), else its program's full name.
         for u in listing.unresponsive.iter_mut().filter(|u| u.app.is_none()) {

@@ -16,6 +16,9 @@ use x11rb::protocol::xproto::{
 };
 use x11rb::protocol::Event;
 
+/// How long a window that cannot be pinged is watched for closing after input.
+const UNPINGED_LOOK: Duration = Duration::from_millis(150);
+
 /// How a ping ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ping {
@@ -49,9 +52,6 @@ impl X {
         let supported = protocols
             .value32()
             .is_some_and(|mut v| v.any(|a| a == net_wm_ping));
-        if !supported {
-            return Ok(Ping::Unsupported);
-        }
         // The answer is sent to the root window, for SubstructureNotify listeners (GTK,
         // Chromium) or StructureNotify ones (Qt): listen for both, keeping whatever else
         // this connection already listens to.
@@ -70,6 +70,24 @@ impl X {
                 ),
             )
             .map_err(x_err)?;
+        if !supported {
+            // No proof of reading can be asked of this window (Java's); a window the
+            // input closes is still seen going, within a short look.
+            let gone = self.wait_for(UNPINGED_LOOK, |e| match e {
+                Event::DestroyNotify(d) => d.window == window,
+                Event::UnmapNotify(u) => u.window == window,
+                _ => false,
+            })?;
+            let _ = self.conn.change_window_attributes(
+                self.root,
+                &ChangeWindowAttributesAux::new().event_mask(current),
+            );
+            return Ok(if gone || !self.is_viewable(window) {
+                Ping::Closed
+            } else {
+                Ping::Unsupported
+            });
+        }
         let stamp = ping_stamp();
         let event =
             ClientMessageEvent::new(32, window, wm_protocols, [net_wm_ping, stamp, window, 0, 0]);

@@ -121,9 +121,15 @@ impl Sandbox {
 /// elsewhere would lead it astray, and Qt 6 does not register when given one at all.
 pub const UNSET: &[&str] = &["AT_SPI_BUS_ADDRESS"];
 
+/// Where distributions install Java's ATK wrapper (Debian's libatk-wrapper-java first).
+const JAVA_ATK_WRAPPER: &[&str] = &[
+    "/usr/share/java/java-atk-wrapper.jar",
+    "/usr/lib/java-atk-wrapper/java-atk-wrapper.jar",
+];
+
 /// What toolkits need to expose their accessibility trees (see the testbed notes).
 pub fn toolkit_env() -> Vec<(&'static str, String)> {
-    vec![
+    let mut env = vec![
         // Qt 5/6 only talk AT-SPI when told an assistive technology runs.
         ("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1".into()),
         ("QT_ACCESSIBILITY", "1".into()),
@@ -134,7 +140,18 @@ pub fn toolkit_env() -> Vec<(&'static str, String)> {
         ("ACCESSIBILITY_ENABLED", "1".into()),
         // atk-bridge disables itself only on exactly "1".
         ("NO_AT_BRIDGE", "0".into()),
-    ]
+        // GTK 2 exposes nothing without these modules (GTK 3 and later ignore them).
+        ("GTK_MODULES", "gail:atk-bridge".into()),
+    ];
+    // Java (Swing, AWT) talks AT-SPI only through the ATK wrapper, loaded by name; a
+    // name without the jar would stop every Swing app, so only where it is installed.
+    if let Some(jar) = JAVA_ATK_WRAPPER.iter().find(|j| Path::new(j).exists()) {
+        env.push((
+            "JAVA_TOOL_OPTIONS",
+            format!("-Djavax.accessibility.assistive_technologies=org.GNOME.Accessibility.AtkWrapper -Xbootclasspath/a:{jar}"),
+        ));
+    }
+    env
 }
 
 /// This user's runtime directory for desktop-cli (not persistent state): sandboxes, ref maps.

@@ -6,19 +6,54 @@
 //! pages, only the one a selected tab controls (the tab is selected at once, while the
 //! pages may still be sliding), else the one the app finds at the middle of their
 //! container (the toolkit's own hit test). Boxes are asked level by level, only under
-//! showing parents, so hidden pages cost nothing below them.
+//! showing parents, so hidden pages cost nothing below them. GTK 2 (GAIL) says SHOWING of
+//! everything but the items of an open popup menu: its menu bar's selection tells which.
 
 use crate::bus::{Bus, CallError, ObjectRef, ACCESSIBLE, COMPONENT};
-use desktop_core::{Caps, Node, Rect, Role, States};
+use desktop_core::{Caps, Handle, Node, Rect, Role, States};
 use futures_util::future::join_all;
 use std::collections::HashSet;
 
 /// AT-SPI's relation type "controller for" (a tab and the page it shows).
 const CONTROLLER_FOR: u32 = 3;
+/// AT-SPI's Selection interface (a menu bar's open menu is its selected child).
+const SELECTION: &str = "org.a11y.atspi.Selection";
 
-/// Whether an app's toolkit reports SHOWING only of windows (GTK 4).
-pub(crate) fn window_only(toolkit: &str, version: &str) -> bool {
-    toolkit.eq_ignore_ascii_case("GTK") && version.starts_with("4.")
+/// How an app's toolkit falls short in reporting SHOWING.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum Quirk {
+    /// It reports it faithfully.
+    #[default]
+    None,
+    /// Only of windows (GTK 4): everything else is judged here.
+    WindowOnly,
+    /// Never of the items of an open popup menu (GTK 2's GAIL); the menu bar's selection
+    /// says which menu is open.
+    PopupItems,
+}
+
+/// The quirk of an app's toolkit, from its `ToolkitName` and `Version`.
+pub(crate) fn quirk(toolkit: &str, version: &str) -> Quirk {
+    if toolkit.eq_ignore_ascii_case("GTK") && version.starts_with("4.") {
+        Quirk::WindowOnly
+    } else if toolkit.eq_ignore_ascii_case("GAIL") {
+        Quirk::PopupItems
+    } else {
+        Quirk::None
+    }
+}
+
+/// Whether a probed element shows although its toolkit does not say so.
+pub(crate) fn shows_anyway(quirk: Quirk, n: &Node) -> bool {
+    let boxed = n.bounds.is_some_and(|b| b.is_valid());
+    n.states.contains(States::VISIBLE)
+        && boxed
+        && match quirk {
+            Quirk::None => false,
+            Quirk::WindowOnly => true,
+            // A closed menu's items keep their last box: the probe cannot tell.
+            Quirk::PopupItems => false,
+        }
 }
 
 /// The node at `path` (child indexes from `root`).
@@ -200,14 +235,97 @@ fn holds(n: &Node, path: &str) -> bool {
     n.handle.path == path || n.children.iter().any(|c| holds(c, path))
 }
 
+/// Sets SHOWING on the items of open popup menus under `root` (GTK 2): a menu bar's (or
+/// open menu's) selected child is the menu that is open, its items show. Their boxes
+/// cannot tell: GAIL keeps a closed menu's last box.
+pub(crate) async fn derive_popups(bus: &Bus, root: &mut Node) -> Result<(), CallError> {
+    let mut queue: Vec<Vec<usize>> = Vec::new();
+    collect_menu_bars(root, &mut Vec::new(), &mut queue);
+    while let Some(path) = queue.pop() {
+        let n = at(root, &path);
+        let selected = bus
+            .call::<_, ObjectRef>(
+                &n.handle.owner,
+                &n.handle.path,
+                SELECTION,
+                "GetSelectedChild",
+                &(0i32,),
+            )
+            .await;
+        let chosen = match selected {
+            Ok((_, p)) => p.as_str().to_string(),
+            Err(CallError::Timeout) => return Err(CallError::Timeout),
+            Err(_) => continue,
+        };
+        let Some(i) = n.children.iter().position(|c| c.handle.path == chosen) else {
+            continue;
+        };
+        let open = &mut n.children[i];
+        if open.role != Role::Menu {
+            continue;
+        }
+        open.states.insert(States::SHOWING);
+        for item in &mut open.children {
+            if item.states.contains(States::VISIBLE) {
+                item.states.insert(States::SHOWING);
+            }
+        }
+        let mut p = path.clone();
+        p.push(i);
+        queue.push(p);
+    }
+    Ok(())
+}
+
+/// Whether a GTK 2 menu item shows: its menu is the selected (open) child of the menu
+/// bar or menu above it.
+pub(crate) async fn popup_item_shows(bus: &Bus, item: &Handle) -> bool {
+    let Some(menu) = bus.parent(item).await else {
+        return false;
+    };
+    let Some(bar) = bus.parent(&menu).await else {
+        return false;
+    };
+    let selected = bus
+        .call::<_, ObjectRef>(
+            &bar.owner,
+            &bar.path,
+            SELECTION,
+            "GetSelectedChild",
+            &(0i32,),
+        )
+        .await;
+    selected.is_ok_and(|(_, p)| p.as_str() == menu.path)
+}
+
+/// Paths of the showing menu bars under `n` (menus holding menus, with a selection).
+fn collect_menu_bars(n: &Node, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    if !n.states.contains(States::SHOWING) && !path.is_empty() {
+        return;
+    }
+    let bar = n.role == Role::Menu
+        && n.caps.contains(Caps::SELECTION)
+        && n.children.iter().any(|c| c.role == Role::Menu);
+    if bar && !path.is_empty() {
+        out.push(path.clone());
+        return;
+    }
+    for (i, c) in n.children.iter().enumerate() {
+        path.push(i);
+        collect_menu_bars(c, path, out);
+        path.pop();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn only_gtk4_reports_showing_of_windows_alone() {
-        assert!(window_only("GTK", "4.8.3"));
-        assert!(!window_only("GTK", "3.24.38"));
-        assert!(!window_only("Qt", "6.4.2"));
+    fn toolkits_have_their_quirks() {
+        assert_eq!(quirk("GTK", "4.8.3"), Quirk::WindowOnly);
+        assert_eq!(quirk("GTK", "3.24.38"), Quirk::None);
+        assert_eq!(quirk("GAIL", "2.24.33"), Quirk::PopupItems);
+        assert_eq!(quirk("Qt", "6.4.2"), Quirk::None);
     }
 }

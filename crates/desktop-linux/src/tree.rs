@@ -138,14 +138,14 @@ pub async fn read_subtree_with(
     let AppCache {
         items: cache,
         get_all,
-        window_only_showing,
+        showing: quirk,
     } = match known {
         Some(k) => k,
         None => fetch_app_cache(bus, &root.owner).await?,
     };
     // Where SHOWING is not reported, hidden parts are only known after the walk.
     let limits = Limits {
-        skip_hidden: limits.skip_hidden && !window_only_showing,
+        skip_hidden: limits.skip_hidden && quirk != showing::Quirk::WindowOnly,
         ..limits
     };
     let cache = cache.as_deref();
@@ -191,8 +191,10 @@ pub async fn read_subtree_with(
     };
     (stats.walked, stats.incomplete) = walker.walk(&mut arena, frontier, memo).await?;
     let mut root = assemble(&mut arena, 0);
-    if window_only_showing {
-        showing::derive(bus, &mut root).await?;
+    match quirk {
+        showing::Quirk::WindowOnly => showing::derive(bus, &mut root).await?,
+        showing::Quirk::PopupItems => showing::derive_popups(bus, &mut root).await?,
+        showing::Quirk::None => {}
     }
     stats.walk_ms = ms(t);
     Ok((root, stats))
@@ -209,8 +211,8 @@ pub struct AppCache {
     pub(crate) items: Option<std::sync::Arc<Vec<CacheEntry>>>,
     /// Whether `Properties.GetAll` is safe with this toolkit (Qt 5 crashes on it).
     pub(crate) get_all: bool,
-    /// The toolkit reports SHOWING only of windows (GTK 4): `showing` decides the rest.
-    pub(crate) window_only_showing: bool,
+    /// How the toolkit falls short in reporting SHOWING (`showing` makes up for it).
+    pub(crate) showing: showing::Quirk,
 }
 
 /// The app's cache and toolkit, fetched together.
@@ -225,7 +227,7 @@ pub async fn fetch_app_cache(bus: &Bus, owner: &str) -> Result<AppCache, CallErr
     Ok(AppCache {
         items: cache?.map(std::sync::Arc::new),
         get_all,
-        window_only_showing: showing::window_only(&toolkit, &version.unwrap_or_default()),
+        showing: showing::quirk(&toolkit, &version.unwrap_or_default()),
     })
 }
 

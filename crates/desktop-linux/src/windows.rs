@@ -132,9 +132,24 @@ fn likeness(a: &Rect, b: &Rect) -> f64 {
 
 /// Windows matching every field set in `target`.
 pub fn filter(windows: Vec<WindowInfo>, t: &Target) -> Vec<WindowInfo> {
+    // An app is known by its accessible name first; where none has that name, by a
+    // window's title or its program's name (Java apps are all "Java Application").
+    let by_name = |w: &WindowInfo, a: &str| name_matches(&w.app, a);
+    let by_other = |w: &WindowInfo, a: &str| {
+        name_matches(&w.title, a)
+            || crate::identity::program_name(w.pid).is_some_and(|p| name_matches(&p, a))
+    };
+    let named = t
+        .app
+        .as_deref()
+        .is_some_and(|a| windows.iter().any(|w| by_name(w, a)));
     windows
         .into_iter()
-        .filter(|w| t.app.as_deref().is_none_or(|a| name_matches(&w.app, a)))
+        .filter(|w| {
+            t.app
+                .as_deref()
+                .is_none_or(|a| if named { by_name(w, a) } else { by_other(w, a) })
+        })
         .filter(|w| t.pid.is_none_or(|p| w.pid == p))
         .filter(|w| t.window_id.is_none_or(|id| w.id == Some(id)))
         .filter(|w| {
@@ -164,9 +179,15 @@ pub fn pick(all: &[WindowInfo], t: &Target, apps: &[String]) -> Result<WindowInf
 }
 
 fn not_found(all: &[WindowInfo], t: &Target, app_names: &[String]) -> Error {
-    let app_exists = all.iter().any(|w| {
-        t.app.as_deref().is_none_or(|a| name_matches(&w.app, a)) && t.pid.is_none_or(|p| w.pid == p)
-    });
+    let app_exists = !filter(
+        all.to_vec(),
+        &Target {
+            window: None,
+            window_id: None,
+            ..t.clone()
+        },
+    )
+    .is_empty();
     let windows: Vec<String> = all
         .iter()
         .take(20)

@@ -329,6 +329,44 @@ impl X {
         Ok(())
     }
 
+    /// Sends `WM_TAKE_FOCUS` to a window that takes part in that protocol, as a window
+    /// manager would; returns whether the window also wants its focus set for it (its
+    /// WM_HINTS input flag, true when absent).
+    pub(crate) fn offer_focus(&self, window: Window) -> Result<bool> {
+        let prop = |name: Atom, kind: Atom| {
+            self.conn
+                .get_property(false, window, name, kind, 0, 32)
+                .ok()
+                .and_then(|c| c.reply().ok())
+        };
+        let hints = prop(AtomEnum::WM_HINTS.into(), AtomEnum::WM_HINTS.into());
+        let input = hints
+            .and_then(|h| h.value32().map(|v| v.collect::<Vec<u32>>()))
+            .is_none_or(|v| v.first().is_none_or(|flags| flags & 1 == 0) || v.get(1) != Some(&0));
+        let protocols = self.atom("WM_PROTOCOLS")?;
+        let take_focus = self.atom("WM_TAKE_FOCUS")?;
+        let offered = prop(protocols, AtomEnum::ATOM.into())
+            .and_then(|p| p.value32().map(|mut v| v.any(|a| a == take_focus)))
+            .unwrap_or(false);
+        if offered {
+            let event = x11rb::protocol::xproto::ClientMessageEvent::new(
+                32,
+                window,
+                protocols,
+                [take_focus, x11rb::CURRENT_TIME, 0, 0, 0],
+            );
+            self.conn
+                .send_event(
+                    false,
+                    window,
+                    x11rb::protocol::xproto::EventMask::NO_EVENT,
+                    event,
+                )
+                .map_err(x_err)?;
+        }
+        Ok(input || !offered)
+    }
+
     /// Interns an atom (used by callers that need one we do not preload).
     pub fn atom(&self, name: &str) -> Result<Atom> {
         Ok(self

@@ -25,18 +25,17 @@ pub async fn probe(bus: &Bus, handle: &Handle) -> Result<Node, CallError> {
         return Err(CallError::Gone("the object is defunct".into()));
     }
     if node.states.contains(States::VISIBLE) && !node.states.contains(States::SHOWING) {
-        // GTK 4 says SHOWING only of windows: there a visible element with a box shows.
+        // Toolkits that do not say SHOWING of everything that shows (GTK 4, GTK 2's menus).
         let (toolkit, version) = tokio::join!(
             bus.string_property(o, ROOT_PATH, APPLICATION, "ToolkitName"),
             bus.string_property(o, ROOT_PATH, APPLICATION, "Version"),
         );
-        let boxed = node.bounds.is_some_and(|b| b.w > 0 && b.h > 0);
-        if boxed
-            && crate::showing::window_only(
-                &toolkit.unwrap_or_default(),
-                &version.unwrap_or_default(),
-            )
-        {
+        let quirk =
+            crate::showing::quirk(&toolkit.unwrap_or_default(), &version.unwrap_or_default());
+        let popup_item = quirk == crate::showing::Quirk::PopupItems
+            && matches!(node.role, Role::MenuItem | Role::Menu)
+            && crate::showing::popup_item_shows(bus, handle).await;
+        if popup_item || crate::showing::shows_anyway(quirk, &node) {
             node.states.insert(States::SHOWING);
         }
     }

@@ -5,7 +5,7 @@
 //! viewport to the focused row (GTK3 gives rows out of view no place at all).
 
 use super::Live;
-use crate::bus::{owned, Bus, ObjectRef, ACCESSIBLE, COMPONENT};
+use crate::bus::{Bus, ACCESSIBLE, COMPONENT};
 use crate::LinuxDesktop;
 use atspi_common::Role as R;
 use desktop_core::action::Route;
@@ -96,28 +96,13 @@ impl LinuxDesktop {
     }
 }
 
-/// The element's parent; `None` at the top or when the app does not say.
-async fn parent(bus: &Bus, at: &Handle) -> Option<Handle> {
-    let parent: ObjectRef = bus
-        .property(&at.owner, &at.path, ACCESSIBLE, "Parent")
-        .await
-        .ok()?
-        .try_into()
-        .ok()?;
-    if parent.1.as_str() == "/org/a11y/atspi/null" {
-        return None;
-    }
-    let (owner, path) = owned(&at.owner, &parent);
-    Some(Handle { owner, path })
-}
-
 /// Whether a hidden element is only scrolled away: the nearest ancestor that shows is a
 /// scrolled container or a list (its rows come into view with focus), not a tab list, a
 /// stack, a menu or a window (what holds it is closed).
 async fn scrolled_away(bus: &Bus, handle: &Handle) -> bool {
     let mut at = handle.clone();
     for _ in 0..MAX_DEPTH {
-        let Some(up) = parent(bus, &at).await else {
+        let Some(up) = bus.parent(&at).await else {
             return false;
         };
         at = up;
@@ -172,7 +157,7 @@ fn clip(r: &Rect, screen: &Rect) -> Rect {
 async fn container(bus: &Bus, handle: &Handle, b: &Rect, screen: &Rect) -> Option<Rect> {
     let mut at = handle.clone();
     for _ in 0..MAX_DEPTH {
-        at = parent(bus, &at).await?;
+        at = bus.parent(&at).await?;
         let role: u32 = bus
             .call(&at.owner, &at.path, ACCESSIBLE, "GetRole", &())
             .await
