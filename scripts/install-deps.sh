@@ -9,6 +9,12 @@ RUNTIME=(xvfb dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils)
 # fixtures (tests/fixtures/form_*.py) run on Debian's Python bindings of both toolkits.
 # The web widget fixtures load jQuery and jQuery UI from Debian (libjs-jquery-ui).
 APPS=(gtk-3-examples featherpad chromium fonts-liberation gir1.2-gtk-3.0 python3-pyqt5 libjs-jquery-ui)
+# Apps nobody here wrote (tests/toolkits): LibreOffice Calc and Writer with their GTK3
+# plug-in, GTK 4 (gtk4-widget-factory and a PyGObject form), Qt 6 (PyQt6), GTK 2 through
+# GObject introspection with its accessibility modules, and Swing with the ATK wrapper.
+APPS+=(libreoffice-calc libreoffice-writer libreoffice-gtk3 gtk-4-examples gir1.2-gtk-4.0
+  python3-pyqt6 gir1.2-gtk-2.0 libgail-common libatk-adaptor
+  openjdk-17-jdk-headless openjdk-17-jre libatk-wrapper-java libatk-wrapper-java-jni)
 # Peers the benchmark compares against (pyatspi, xdotool, ImageMagick) and test helpers
 # (python3-yaml reads deploy/kubernetes.yaml).
 PEERS=(python3-pyatspi gir1.2-atspi-2.0 python3-gi xdotool imagemagick xclip python3-yaml)

@@ -141,7 +141,10 @@ async fn cells_in_view(
     // that lands makes the app build a cell: the corners first, alone).
     let mut first = None;
     let mut last = None;
-    for steps in [&[2][..], &[10, 24, 48, 96]] {
+    // Rows are 15-30 px tall and a header row about as tall: the second round's points
+    // are close enough that the first row under a header is not stepped over.
+    let near: Vec<i32> = (1..=12).map(|k| k * 8).collect();
+    for steps in [&[2][..], &near[..]] {
         let top = steps.iter().map(|&d| (area.x + 2, area.y + d));
         let bottom = steps
             .iter()

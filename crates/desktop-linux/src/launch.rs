@@ -28,6 +28,32 @@ fn is_chromium(program: &str) -> bool {
     )
 }
 
+/// Whether process `pid` is `ancestor` or one of its descendants (a wrapper script that
+/// starts the real program: LibreOffice's `soffice` starts `soffice.bin`).
+fn descends_from(pid: u32, ancestor: u32) -> bool {
+    let mut at = pid;
+    for _ in 0..16 {
+        if at == ancestor {
+            return true;
+        }
+        if at <= 1 {
+            return false;
+        }
+        let Some(parent) = parent_of(at) else {
+            return false;
+        };
+        at = parent;
+    }
+    false
+}
+
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name (in parentheses, which may hold spaces).
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
+
 impl LinuxDesktop {
     /// Starts `cmd` (in the sandbox's process group when running in one, so `sandbox down`
     /// stops it) and waits up to `timeout` for a window of its process to be readable.
@@ -66,6 +92,13 @@ impl LinuxDesktop {
                 command.env_remove(var);
             }
         }
+        // Windows already open are not the new program's, whatever their app is called
+        // (another python3 app, say).
+        let before: Vec<Option<u64>> = self
+            .windows(&Target::default())
+            .await
+            .map(|l| l.windows.iter().map(|w| w.id).collect())
+            .unwrap_or_default();
         let spawned = match sandbox::in_use() {
             Some(sb) => {
                 command.stdout(sb.app_log()).stderr(sb.app_log());
@@ -100,12 +133,15 @@ impl LinuxDesktop {
             let mine = list
                 .windows
                 .iter()
-                .find(|w| w.a11y && w.pid == pid)
+                .find(|w| w.a11y && descends_from(w.pid, pid))
                 .or_else(|| {
+                    // A program that hands over to another process (a single-instance
+                    // app's copy already running): a new window of its name.
                     list.windows.iter().find(|w| {
+                        let app = w.app.to_lowercase();
                         w.a11y
-                            && (w.app.to_lowercase().contains(&name)
-                                || name.contains(&w.app.to_lowercase()))
+                            && (w.id.is_none() || !before.contains(&w.id))
+                            && (app.contains(&name) || name.contains(&app))
                     })
                 });
             if let Some(w) = mine {

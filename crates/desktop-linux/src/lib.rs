@@ -281,7 +281,8 @@ impl LinuxDesktop {
                 .app
                 .as_deref()
                 .is_some_and(|a| u.app.as_deref().is_some_and(|n| apps::name_matches(n, a)));
-            named || target.pid.is_some_and(|p| p == u.pid)
+            // No target: the focused window's app was the only one asked.
+            named || target.pid.is_some_and(|p| p == u.pid) || target.is_empty()
         };
         if let Some(u) = list.unresponsive.iter().find(wanted) {
             if windows::filter(list.windows.clone(), target).is_empty() {

@@ -317,6 +317,17 @@ impl Desk {
         self.launch(&["/usr/bin/python3", &path], script)
     }
 
+    /// A fresh directory under the system's temporary folder, removed with the desk
+    /// (an app's profile, a compiled fixture).
+    pub fn temp_dir(&mut self, name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("desktop-cli-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create a temporary directory");
+        self.temp.push(dir.clone());
+        dir
+    }
+
     /// Whether a process this test started is still running.
     pub fn alive(&mut self, pid: u32) -> bool {
         self.apps
@@ -435,16 +446,41 @@ impl std::fmt::Debug for Fields {
 }
 
 impl Fields {
-    /// The named elements of the first window whose title contains `window`.
-    pub fn read(&mut self, window: &str) -> Value {
-        writeln!(self.stdin, "{window}").unwrap();
+    /// One request line, its one answer line (a window must have been found).
+    fn ask(&mut self, request: &str, window: &str) -> Value {
+        writeln!(self.stdin, "{request}").unwrap();
         self.stdin.flush().unwrap();
         let mut line = String::new();
         self.stdout.read_line(&mut line).unwrap();
         let v: Value = serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("atspi_fields.py answered {line:?}: {e}"));
         assert_eq!(v["found"], true, "no window {window:?} for libatspi");
-        v["fields"].clone()
+        v
+    }
+
+    /// The named elements of the first window whose title contains `window`.
+    pub fn read(&mut self, window: &str) -> Value {
+        self.ask(window, window)["fields"].clone()
+    }
+
+    /// The text of a spreadsheet's cell (`A4`), asked of the sheet's Table interface.
+    pub fn cell(&mut self, window: &str, address: &str) -> String {
+        self.ask(&format!("cell:{address}:{window}"), window)["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    /// The text attributes at `word` in the first text of the window holding it.
+    pub fn attrs(&mut self, window: &str, word: &str) -> Value {
+        self.ask(&format!("attrs:{word}:{window}"), window)["attrs"].clone()
+    }
+
+    /// Milliseconds the window took to answer two plain AT-SPI calls.
+    pub fn ping(&mut self, window: &str) -> f64 {
+        self.ask(&format!("ping:{window}"), window)["ms"]
+            .as_f64()
+            .unwrap_or(f64::MAX)
     }
 
     /// The text of the element named `name` (panics when it has none).

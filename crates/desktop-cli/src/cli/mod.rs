@@ -257,10 +257,13 @@ pub struct ReadArgs {
 }
 
 impl Command {
-    /// Commands that print what the program is (completions, manual) touch no desktop and
+    /// Commands that print what the program is (completions, manual, schemas) touch no desktop and
     /// no state.
     pub fn is_offline(&self) -> bool {
-        matches!(self, Command::Completions { .. } | Command::Man { .. })
+        matches!(
+            self,
+            Command::Completions { .. } | Command::Man { .. } | Command::Schema { .. }
+        )
     }
 
     /// `sandbox ...` manages sandboxes itself and must not adopt one's addresses.

@@ -283,13 +283,7 @@ impl LinuxDesktop {
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
         self.cells.save();
-        let mut focused: Option<Handle> = None;
-        root.walk(&mut |n| {
-            if n.states.contains(States::FOCUSED) && n.caps != Caps::empty() {
-                focused = Some(n.handle.clone());
-            }
-        });
-        let Some(h) = focused else {
+        let Some(h) = last_focused(&root, false).map(|n| n.handle.clone()) else {
             return Ok(None);
         };
         let node = match probe(&bus, &h).await {
@@ -354,6 +348,29 @@ impl LinuxDesktop {
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
         Ok(nodes)
     }
+}
+
+/// The element holding the focus: the last in reading order that says so, where one
+/// outside a container marked defunct says so (LibreOffice's formula bar claims the
+/// focus from under a defunct panel while a cell has it).
+fn last_focused(n: &Node, in_defunct: bool) -> Option<&Node> {
+    fn visit<'a>(n: &'a Node, in_defunct: bool, out: &mut Vec<(&'a Node, bool)>) {
+        let in_defunct = in_defunct || n.states.contains(States::DEFUNCT);
+        if n.states.contains(States::FOCUSED) && n.caps != Caps::empty() {
+            out.push((n, in_defunct));
+        }
+        for c in &n.children {
+            visit(c, in_defunct, out);
+        }
+    }
+    let mut found = Vec::new();
+    visit(n, in_defunct, &mut found);
+    found
+        .iter()
+        .rev()
+        .find(|(_, defunct)| !defunct)
+        .or(found.last())
+        .map(|(n, _)| *n)
 }
 
 /// Whether typed text has a place to go in this element: text fields, editable documents,
