@@ -5,6 +5,8 @@
 # Usage: bench/run.sh [--runs N]      (results also go to bench/out/results.json)
 #        bench/run.sh --widgets [--rounds N]   the everyday-controls tasks (bench/widgets.py;
 #                                              results in bench/out/widgets.json)
+#        bench/run.sh --toolkits [--runs N]    LibreOffice Calc and GTK 4 read against pyatspi
+#                                              (bench/toolkits.py; bench/out/toolkits.json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -14,6 +16,9 @@ cargo build --release --locked
 body=bench/bench.py
 if [[ "${1:-}" == --widgets ]]; then
     body=bench/widgets.py
+    shift
+elif [[ "${1:-}" == --toolkits ]]; then
+    body=bench/toolkits.py
     shift
 fi
 exec ./target/release/desktop-cli sandbox run --fresh -- /usr/bin/python3 "$body" "$@"

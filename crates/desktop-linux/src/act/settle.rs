@@ -375,7 +375,13 @@ impl LinuxDesktop {
             return Ok(Taken::Read);
         };
         x.sync()?;
-        match x.ping(w, self.timeout)? {
+        let mut ping = x.ping(w, self.timeout)?;
+        if ping == Ping::Answered {
+            // A second round trip: an app that quits on the input answers the first ping
+            // and closes right after (Qt queues its quit), before it reads the second.
+            ping = x.ping(w, self.timeout)?;
+        }
+        match ping {
             Ping::Answered | Ping::Unsupported => Ok(Taken::Read),
             Ping::Closed => Ok(Taken::Closed),
             Ping::NoAnswer => Err(Error::new(
