@@ -23,7 +23,10 @@ def walk(acc, extents, cap):
     acc.get_role()
     acc.get_name()
     if extents:
-        acc.get_extents(Atspi.CoordType.SCREEN)
+        try:
+            acc.get_extents(Atspi.CoordType.SCREEN)
+        except gi.repository.GLib.GError:
+            pass  # no Component (GTK 4's stack pages)
     count = acc.get_child_count()
     for i in range(min(count, cap) if cap else count):
         c = acc.get_child_at_index(i)

@@ -297,6 +297,17 @@ impl Node {
         }
     }
 
+    /// Moves the boxes of this subtree by `(dx, dy)`: from a window's coordinates to the
+    /// screen's, for toolkits that report the former.
+    pub fn shift(&mut self, dx: i32, dy: i32) {
+        self.walk_mut(&mut |n| {
+            if let Some(b) = n.bounds.as_mut().filter(|b| b.is_valid()) {
+                b.x = b.x.saturating_add(dx);
+                b.y = b.y.saturating_add(dy);
+            }
+        });
+    }
+
     pub fn walk_mut(&mut self, f: &mut impl FnMut(&mut Node)) {
         f(self);
         for c in &mut self.children {

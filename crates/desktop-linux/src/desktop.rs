@@ -265,6 +265,12 @@ async fn read_window_with(
         .await
         .map_err(|e| app_error(e, &window.app, d.timeout))?;
     timing.push(("hydrate", t.elapsed().as_secs_f64() * 1000.0));
+    if let (true, Some(w)) = (stats.window_relative, window.bounds) {
+        // GTK 4 reports boxes from its window's corner: moved to the screen's.
+        for n in &mut nodes {
+            n.shift(w.x, w.y);
+        }
+    }
     let screen = d.x.as_ref().map(|x| x.screen).or(window.bounds);
     let nodes = filter::spatial_and_text(nodes, filters, screen);
     let mut nodes = if filters.full {

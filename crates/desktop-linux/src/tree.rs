@@ -73,6 +73,8 @@ pub struct Stats {
     pub walk_ms: f64,
     /// Why the walk stopped before the whole window was read, if it did.
     pub incomplete: Option<&'static str>,
+    /// The toolkit reports boxes in its window's coordinates, not the screen's (GTK 4).
+    pub window_relative: bool,
 }
 
 /// What earlier walks of one window learned, kept by `observe` between reads: elements the
@@ -148,6 +150,7 @@ pub async fn read_subtree_with(
         skip_hidden: limits.skip_hidden && quirk != showing::Quirk::WindowOnly,
         ..limits
     };
+    stats.window_relative = quirk == showing::Quirk::WindowOnly;
     let cache = cache.as_deref();
     stats.cache_ms = ms(t);
     stats.cache_items = cache.map_or(0, Vec::len);

@@ -116,6 +116,24 @@ impl LinuxDesktop {
         (id, rematched): (Option<u32>, bool),
     ) -> Live {
         let toolkit = self.toolkit_of(&node.handle.owner).await;
+        let mut node = node;
+        if toolkit.eq_ignore_ascii_case("GTK") {
+            // GTK 4 reports boxes from its window's corner: moved to the screen's.
+            let version = self
+                .bus
+                .string_property(&node.handle.owner, ROOT_PATH, APPLICATION, "Version")
+                .await
+                .unwrap_or_default();
+            let origin = window_id.and_then(|id| {
+                let tops = self.x.as_ref()?.windows().ok()?;
+                tops.iter()
+                    .find(|t| t.id == id)
+                    .map(|t| (t.bounds.x, t.bounds.y))
+            });
+            if let (true, Some((dx, dy))) = (version.starts_with("4."), origin) {
+                node.shift(dx, dy);
+            }
+        }
         Live {
             node,
             window_id,
