@@ -12,6 +12,7 @@ mod request;
 mod resolve;
 mod settle;
 mod sheet;
+mod taken;
 mod text;
 mod view;
 

@@ -283,7 +283,7 @@ impl LinuxDesktop {
     async fn at_point(&self, mut r: ActionResult, at: (i32, i32)) -> Result<ActionResult> {
         let (ms, closed) = self.settle_at(at.0, at.1).await?;
         r.timing.push(("settle", ms));
-        Ok(super::settle::with_closed(r, closed))
+        Ok(super::taken::with_closed(r, closed))
     }
 }
 

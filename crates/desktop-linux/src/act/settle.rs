@@ -7,9 +7,9 @@
 //! page runs in another process), the app's change events are awaited until they go quiet,
 //! so a `read` right after the action sees its result.
 
+use super::taken::{Closed, Taken};
 use super::Live;
 use crate::bus::{CallError, ACCESSIBLE, COMPONENT, TEXT, VALUE};
-use crate::ping::Ping;
 use crate::{app_error, convert, LinuxDesktop};
 use desktop_core::action::{Effect, ElementState, Route};
 use desktop_core::{Error, ErrorCode, Rect, Result, States};
@@ -22,7 +22,7 @@ use zbus::{MatchRule, MessageStream};
 const EXPECT_WAIT: Duration = Duration::from_millis(1500);
 /// Chromium: how long to wait for the first change event after an input before deciding
 /// the page did not react (its tree updates reach AT-SPI 10-30 ms after an input here).
-const ASYNC_FIRST_EVENT: Duration = Duration::from_millis(120);
+pub(crate) const ASYNC_FIRST_EVENT: Duration = Duration::from_millis(120);
 /// Other toolkits update their tree while handling the input; a short look suffices.
 const SYNC_FIRST_EVENT: Duration = Duration::from_millis(15);
 /// Events have stopped when none came for this long.
@@ -367,71 +367,6 @@ impl LinuxDesktop {
         }
     }
 
-    /// Proves the app behind `window` has read the input sent so far (X ping), or that
-    /// the window closed instead (the input closed it or quit the app). An app that does
-    /// not answer within the call timeout has not taken it: `APP_UNRESPONSIVE`.
-    pub(crate) fn consumed(&self, window: Option<u32>, app: &str) -> Result<Taken> {
-        let (Some(w), Some(x)) = (window, self.x.as_ref()) else {
-            return Ok(Taken::Read);
-        };
-        x.sync()?;
-        let mut ping = x.ping(w, self.timeout)?;
-        if ping == Ping::Answered {
-            // A second round trip: an app that quits on the input answers the first ping
-            // and closes right after (Qt queues its quit), before it reads the second.
-            ping = x.ping(w, self.timeout)?;
-        }
-        match ping {
-            Ping::Answered | Ping::Unsupported => Ok(Taken::Read),
-            Ping::Closed => Ok(Taken::Closed),
-            Ping::NoAnswer => Err(Error::new(
-                ErrorCode::AppUnresponsive,
-                format!(
-                    "{app} had not taken the input sent to it after {} ms (it may still act on it when it recovers)",
-                    self.timeout.as_millis()
-                ),
-            )
-            .suggest("The app is busy or hung: read it again later to see what arrived")),
-        }
-    }
-
-    /// Settles after input at a screen point that names no element (a click at x,y, a
-    /// wheel turn, a drag's end): the window there has read the input, and, for an app
-    /// whose tree changes afterwards, its events have gone quiet. Returns the time taken,
-    /// and what closed instead of answering.
-    pub(crate) async fn settle_at(&self, x: i32, y: i32) -> Result<(f64, Option<Closed>)> {
-        let t = Instant::now();
-        let Some(xc) = self.x.as_ref() else {
-            return Ok((0.0, None));
-        };
-        xc.sync()?;
-        let windows = xc.windows()?;
-        // The client window there: the top-level itself without a window manager; under a
-        // reparenting one, the topmost client whose box holds the point.
-        let at = xc.top_level_at(x, y);
-        let Some(client) = windows
-            .iter()
-            .find(|w| Some(w.id) == at)
-            .or_else(|| windows.iter().rev().find(|w| w.bounds.contains_point(x, y)))
-        else {
-            return Ok((0.0, None));
-        };
-        let known = crate::identity::Identities::load(&self.address);
-        let app = client
-            .pid
-            .and_then(|p| known.apps.iter().find(|(_, id)| id.pid == p));
-        let name = app.map_or("the app", |(_, id)| id.name.as_str());
-        if self.consumed(Some(client.id), name)? == Taken::Closed {
-            let closed = Closed::now(&client.title, name, client.pid);
-            return Ok((t.elapsed().as_secs_f64() * 1000.0, Some(closed)));
-        }
-        if let Some((owner, _)) = app.filter(|(_, id)| id.is_chromium()) {
-            let (mut watch, _) = self.app_watch(owner).await;
-            watch.quiet(ASYNC_FIRST_EVENT).await;
-        }
-        Ok((t.elapsed().as_secs_f64() * 1000.0, None))
-    }
-
     /// Settles after an action on `live` (see the module comment) and tells its effect and
     /// the element's state afterwards (`None` when unchanged from `before`).
     pub(crate) async fn settle(
@@ -502,56 +437,6 @@ impl LinuxDesktop {
             closed: None,
         })
     }
-
-    /// Whether the X window `window` no longer exists or shows.
-    pub(crate) fn window_gone(&self, window: Option<u32>) -> bool {
-        match (window, self.x.as_ref()) {
-            (Some(w), Some(x)) => x.windows().is_ok_and(|all| all.iter().all(|o| o.id != w)),
-            _ => false,
-        }
-    }
-}
-
-/// What became of input sent to a window: read by its app, or the window closed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Taken {
-    Read,
-    Closed,
-}
-
-/// A window an action closed (or whose app it ended): an observed effect.
-#[derive(Clone, Debug)]
-pub(crate) struct Closed {
-    window: String,
-    app: String,
-    /// The app's process has exited.
-    exited: bool,
-}
-
-impl Closed {
-    /// What closed, and whether its process is gone (given a moment to exit).
-    pub(crate) fn now(window: &str, app: &str, pid: Option<u32>) -> Closed {
-        let exited = pid.is_some_and(|p| {
-            let alive = || {
-                std::path::Path::new(&format!("/proc/{p}")).exists()
-                    && !crate::identity::is_zombie(p)
-            };
-            let deadline = Instant::now() + Duration::from_millis(300);
-            while alive() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            !alive()
-        });
-        Closed {
-            window: window.to_string(),
-            app: app.to_string(),
-            exited,
-        }
-    }
-
-    fn json(&self) -> serde_json::Value {
-        serde_json::json!({"window": self.window, "app": self.app, "exited": self.exited})
-    }
 }
 
 /// The outcome of settling: the effect, the element's state when it changed, the time it took.
@@ -587,19 +472,5 @@ impl Settled {
             Some(c) => r.with("closed", c.json()),
             None => r,
         }
-    }
-}
-
-/// Adds what closed to a result (effect confirmed).
-pub(crate) fn with_closed(
-    mut r: desktop_core::action::ActionResult,
-    closed: Option<Closed>,
-) -> desktop_core::action::ActionResult {
-    match closed {
-        Some(c) => {
-            r.effect = Effect::Confirmed;
-            r.with("closed", c.json())
-        }
-        None => r,
     }
 }

@@ -3,7 +3,8 @@
 //! for `replace`), types, and reads the field back until the text is there. The same
 //! meaning on every toolkit: GTK selects a field's text on focus, Qt and Chromium do not.
 
-use super::settle::{with_closed, Closed, Expect, Seen, Taken, TextWant, Watch};
+use super::settle::{Expect, Seen, TextWant, Watch};
+use super::taken::{with_closed, Closed, Taken};
 use super::{resolve::takes_text, Live};
 use crate::bus::{CallError, COMPONENT, PROPERTIES, TEXT, VALUE};
 use crate::input::Keyboard;
