@@ -360,11 +360,12 @@ pub struct ClickArgs {
 pub struct TypeArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    /// The text to type (or use --text).
-    #[arg(conflicts_with_all = ["text", "key"])]
+    /// The text to type (or use --text); text that starts with a dash is typed as it is
+    /// (`type -8`; `type -- --verbose` for text that is also an option's name).
+    #[arg(conflicts_with_all = ["text", "key"], allow_hyphen_values = true)]
     pub input: Option<String>,
     /// The text to type.
-    #[arg(long, conflicts_with = "key")]
+    #[arg(long, conflicts_with = "key", allow_hyphen_values = true)]
     pub text: Option<String>,
     /// A key combo instead of text: ctrl+shift+t, enter, tab, super, f5.
     #[arg(long, value_name = "COMBO")]
