@@ -32,7 +32,16 @@ if command -v rustup >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1; 
 fi
 
 # GUI tests share one sandbox per test binary; keep them off each other's input.
+before="$(git status --porcelain 2>/dev/null || true)"
 cargo test --workspace --locked -- --test-threads="${TEST_THREADS:-2}"
 
 # The install path of the README, into a temporary root, then the installed binary alone.
 ./scripts/check-install.sh
+
+# Tests write only into temporary directories: the checkout is as it was.
+after="$(git status --porcelain 2>/dev/null || true)"
+if [ "$after" != "$before" ]; then
+  echo "the tests changed the checkout:" >&2
+  diff <(echo "$before") <(echo "$after") >&2 || true
+  exit 1
+fi

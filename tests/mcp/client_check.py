@@ -123,6 +123,8 @@ async def exercise(call, list_tools, progress_call=None):
 
     res = await call("find", {"app": "chromium", "text": "Sign In"})
     check(not res.is_error and structured(res)["count"] >= 1, f"find: {text_of(res)}")
+    err = error_of(await call("find", {"app": "chromium", "text": "never on the page"}))
+    check(err["code"] == "TIMEOUT" and err.get("message"), f"find of nothing: {err}")
     res = await call("wait", {"app": "chromium", "for_text": "Fixture Page", "timeout_ms": 2000})
     check(not res.is_error and structured(res)["matched"], "wait")
     if progress_call is not None:

@@ -108,6 +108,9 @@ pub struct Desk {
     leader: i32,
     apps: Vec<Child>,
     temp: Vec<PathBuf>,
+    /// The working directory of every command run: a file a command writes by a relative
+    /// path lands here, never in the checkout.
+    work: PathBuf,
 }
 
 impl std::fmt::Debug for Desk {
@@ -143,13 +146,21 @@ impl Desk {
             .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
             .collect();
         let leader = data["pids"][0]["pid"].as_i64().unwrap() as i32;
+        let display = data["display"].as_str().unwrap().to_string();
+        let work = std::env::temp_dir().join(format!(
+            "desktop-cli-test-work-{}-{}",
+            std::process::id(),
+            display.trim_start_matches(':')
+        ));
+        std::fs::create_dir_all(&work).expect("create the tests' working directory");
         Desk {
             bin: PathBuf::from(bin),
-            display: data["display"].as_str().unwrap().to_string(),
+            display,
             env,
             leader,
             apps: Vec::new(),
-            temp: Vec::new(),
+            temp: vec![work.clone()],
+            work,
         }
     }
 
@@ -164,6 +175,7 @@ impl Desk {
             .args(args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env_remove("AT_SPI_BUS_ADDRESS")
+            .current_dir(&self.work)
             .output()
             .expect("run desktop-cli");
         to_run(out)
@@ -175,6 +187,7 @@ impl Desk {
             .args(args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env_remove("AT_SPI_BUS_ADDRESS")
+            .current_dir(&self.work)
             .stdin(Stdio::null())
             .output()
             .expect("run desktop-cli");
@@ -187,6 +200,7 @@ impl Desk {
             .args(args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env_remove("AT_SPI_BUS_ADDRESS")
+            .current_dir(&self.work)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -216,6 +230,7 @@ impl Desk {
             .args(args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env_remove("AT_SPI_BUS_ADDRESS")
+            .current_dir(&self.work)
             .stdin(Stdio::piped())
             .stdout(out())
             .stderr(out())
@@ -238,6 +253,7 @@ impl Desk {
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             // As `sandbox run` does: apps find the bus through the sandbox's X root window.
             .env_remove("AT_SPI_BUS_ADDRESS")
+            .current_dir(&self.work)
             .process_group(self.leader)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -359,6 +375,7 @@ impl Desk {
             .arg(repo_root().join("tests/support/atspi_fields.py"))
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env_remove("AT_SPI_BUS_ADDRESS")
+            .current_dir(&self.work)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -405,6 +422,7 @@ impl Desk {
             .arg(&path)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env_remove("AT_SPI_BUS_ADDRESS")
+            .current_dir(&self.work)
             .output();
         match out {
             Ok(o) if o.status.success() => path.display().to_string(),
@@ -421,6 +439,7 @@ impl Desk {
             .args([app, window])
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env_remove("AT_SPI_BUS_ADDRESS")
+            .current_dir(&self.work)
             .output()
             .expect("run atspi_dump.py");
         serde_json::from_slice::<Value>(&out.stdout)

@@ -362,7 +362,7 @@ impl Loop<'_> {
                 }
                 self.reminded = true;
                 self.history.push(Message::Assistant {
-                    text: reply.text.clone(),
+                    text: reply.text.as_deref().map(|t| self.log.redact(t)),
                     calls: Vec::new(),
                 });
                 self.history.push(Message::User(vec![Part::Text(
@@ -380,8 +380,10 @@ impl Loop<'_> {
                     ..c.clone()
                 })
                 .collect();
+            // The reply's own text too: in the JSON step mode it holds the steps, a
+            // password typed into a field among them.
             self.history.push(Message::Assistant {
-                text: reply.text.clone(),
+                text: reply.text.as_deref().map(|t| self.log.redact(t)),
                 calls: if self.o.json_contract {
                     Vec::new()
                 } else {

@@ -197,14 +197,12 @@ pub async fn observe(d: &Platform, window: &Target, o: &Options, secrets: &Secre
         };
         match shot::take_with(d, &req, data.as_ref()).await {
             Ok(s) => {
+                let g = s.geometry;
                 let f = Frame {
-                    origin: (
-                        s.meta["origin"][0].as_i64().unwrap_or(0) as i32,
-                        s.meta["origin"][1].as_i64().unwrap_or(0) as i32,
-                    ),
-                    scale: s.meta["scale"].as_f64().unwrap_or(1.0),
-                    width: s.meta["width"].as_u64().unwrap_or(0) as u32,
-                    height: s.meta["height"].as_u64().unwrap_or(0) as u32,
+                    origin: g.origin,
+                    scale: g.scale,
+                    width: g.width,
+                    height: g.height,
                 };
                 text.push_str(&format!(
                     "\nScreenshot: {}x{} px of the working window, element ids drawn on it{}. Prefer ids; for points use its pixels (space \"image\") or 0-1000 across it (\"normalized\").",

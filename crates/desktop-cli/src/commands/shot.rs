@@ -64,10 +64,23 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// A finished screenshot: its description (`data` without the pixels) and the encoded image.
 pub(crate) struct Shot {
     pub meta: Value,
+    /// Where the image's pixels are on the screen (what `meta` says as JSON), for callers
+    /// that turn image points into screen points.
+    #[cfg_attr(not(feature = "agent"), allow(dead_code))]
+    pub geometry: Geometry,
     pub bytes: Vec<u8>,
     /// For the faces that return the image itself (MCP, the agent).
     #[cfg_attr(not(any(feature = "mcp", feature = "agent")), allow(dead_code))]
     pub mime: &'static str,
+}
+
+/// The image's place on the screen: screen x = origin x + image x / scale.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Geometry {
+    pub origin: (i32, i32),
+    pub scale: f64,
+    pub width: u32,
+    pub height: u32,
 }
 
 pub async fn run(d: &Platform, a: &ShotRequest, output: Option<&Path>) -> Result<Value> {
@@ -198,5 +211,16 @@ pub(crate) async fn take_with(
     } else {
         "image/jpeg"
     };
-    Ok(Shot { meta, bytes, mime })
+    let geometry = Geometry {
+        origin: capture.origin,
+        scale,
+        width: img.width(),
+        height: img.height(),
+    };
+    Ok(Shot {
+        meta,
+        geometry,
+        bytes,
+        mime,
+    })
 }

@@ -176,14 +176,9 @@ impl Server {
             }
             "find" => {
                 let req = args::<p::Find>(&tool, raw)?.request()?;
+                // Nothing found is the wait's TIMEOUT, with what was last seen.
                 on_desktop!(self, |d| async {
-                    match watch::wait(d, &req).await {
-                        Ok(v) => Ok(structured(&v, None)),
-                        Err(e) if e.code == ErrorCode::Timeout => {
-                            Ok(structured(&json!({"count": 0, "elements": []}), None))
-                        }
-                        Err(e) => Err(e),
-                    }
+                    watch::wait(d, &req).await.map(|v| structured(&v, None))
                 }
                 .await)
             }

@@ -850,7 +850,12 @@ fn rematch_after_rerender(env: &Env) {
             "--exact",
         ],
     );
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // The page has replaced the target's object once the button says so (asked of
+    // libatspi: a read of ours would renumber the window's ids).
+    let mut fields = env.desk.fields();
+    desktop_testkit::wait_until(std::time::Duration::from_secs(3), "the re-render", || {
+        fields.read("Fixture Page").get("Re-rendered").map(|_| ())
+    });
     let r = ok(env, &["click", "--id", &id, "--app", "chromium"]);
     assert_eq!(
         r["rematched"], true,

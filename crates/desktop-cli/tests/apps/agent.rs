@@ -47,6 +47,10 @@ pub const TESTS: &[(&str, Test)] = &[
         transcript_secrets,
     ),
     (
+        "agent::json_steps_send_no_typed_password_back",
+        json_contract_secrets,
+    ),
+    (
         "agent::secrets_typed_by_placeholder_never_seen",
         secrets_by_placeholder,
     ),
@@ -839,6 +843,39 @@ fn transcript_secrets(env: &Env) {
     assert!(!all_text(&fake.requests()[1]).contains(secret));
 }
 
+/// In the JSON step mode the model's reply text holds its steps, a password typed into a
+/// field among them: no later request carries it back to the model.
+fn json_contract_secrets(env: &Env) {
+    let secret = "json-S3cret-pw";
+    let step = json!({"steps": [{"tool": "type_text", "args": {"id": "$id:pwd \"Password\"", "text": secret},
+        "human_readable_justification": "type the password"}], "done": null});
+    let fake = Fake::start(
+        "json-secret",
+        json!([
+            {"json": step},
+            {"text": "{\"steps\": [], \"done\": \"typed\"}"},
+        ]),
+    );
+    let out = agent(
+        env,
+        &fake,
+        "openai",
+        "Type the password",
+        &["--app", "chromium", "--tool-format", "json"],
+        "",
+    );
+    assert_eq!(out.data()["success"], true, "{}", out.stderr);
+    let reqs = fake.requests();
+    assert!(reqs.len() >= 2, "the model was asked again after the step");
+    for r in &reqs[1..] {
+        assert!(!all_text(r).contains(secret), "the password went back: {r}");
+    }
+    assert!(
+        all_text(&reqs[1]).contains("[redacted]"),
+        "the step is there, blanked"
+    );
+}
+
 /// The id of the element with this role and name in Chromium's latest read.
 fn chromium_id(env: &Env, role: &str, name: &str) -> String {
     chromium_element(env, role, name, &["-i"]).1["i"].to_string()
@@ -1023,7 +1060,7 @@ fn kill_switch(env: &Env) {
             asked.then_some(())
         },
     );
-    std::thread::sleep(Duration::from_millis(500));
+    // The agent is waiting for the model's answer: Ctrl+C now.
     let _ = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status();

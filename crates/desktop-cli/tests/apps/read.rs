@@ -103,12 +103,9 @@ fn list_joins_frames_with_x_windows(env: &Env) {
     // --app and --pid narrow the list.
     let pid = chromium["pid"].as_u64().unwrap().to_string();
     let only = env.desk.cli(&["list", "--pid", &pid]).data();
+    let only_windows = only["windows"].as_array().unwrap();
     assert!(
-        only["windows"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|w| w["app"] == "Chromium"),
+        !only_windows.is_empty() && only_windows.iter().all(|w| w["app"] == "Chromium"),
         "{only}"
     );
     let by_app = env.desk.cli(&["list", "--app", "feather"]).data();
@@ -571,9 +568,10 @@ fn qt_featherpad(env: &Env) {
     for name in ["New", "Open", "Find"] {
         assert_eq!(named(&all, "btn", name).len(), 1, "{name}: {all:?}");
     }
+    let save = named(&all, "btn", "Save");
     assert!(
-        named(&all, "btn", "Save").iter().all(|e| e["e"] == false),
-        "nothing to save yet"
+        !save.is_empty() && save.iter().all(|e| e["e"] == false),
+        "nothing to save yet: {all:?}"
     );
     for name in ["File", "Edit", "Options", "Help"] {
         assert_eq!(named(&all, "menuitem", name).len(), 1, "{name}");

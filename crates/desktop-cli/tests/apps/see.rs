@@ -227,11 +227,10 @@ fn clipboard(env: &Env) {
     assert_eq!(got["text"], text);
     // The other direction: xclip owns it, we read it.
     xclip(env, &["-selection", "clipboard", "-i"], Some("from xclip"));
-    std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(
-        env.desk.cli(&["clipboard", "get"]).data()["text"],
-        "from xclip"
-    );
+    // xclip takes the clipboard in a process of its own, a moment after it returns.
+    desktop_testkit::wait_until(Duration::from_secs(3), "xclip's text", || {
+        (env.desk.cli(&["clipboard", "get"]).data()["text"] == "from xclip").then_some(())
+    });
     env.desk.cli(&["clipboard", "clear"]).data();
     assert_eq!(env.desk.cli(&["clipboard", "get"]).data()["empty"], true);
     // Piped in.

@@ -213,12 +213,18 @@ impl LinuxDesktop {
             )
             .suggest("Click the combo, then the option"));
         }
+        // What the combo shows now, read back (not the option asked for).
+        let now = shown(live.bus.clone()).await;
         let mut r = live.result("set-value", route);
         r.effect = desktop_core::action::Effect::Confirmed;
-        r.extra.insert("value".into(), target.clone().into());
-        if let Ok(now) = super::resolve::probe(&live.bus, &live.node.handle).await {
-            let mut st = ElementState::of(&now);
-            st.value = Some(target);
+        if let Some(v) = &now {
+            r.extra.insert("value".into(), v.clone().into());
+        }
+        if let Ok(state) = super::resolve::probe(&live.bus, &live.node.handle).await {
+            let mut st = ElementState::of(&state);
+            // Shown even where it equals the combo's name (GTK3 and Qt5 name a combo
+            // after its option): the answer says what was chosen.
+            st.value = now;
             r.post_state = Some(st);
         }
         Ok(r)

@@ -219,12 +219,12 @@ impl LinuxDesktop {
         drop(kb);
         self.consumed(live.window_id, &live.app)?;
         let deadline = Instant::now() + POPUP_WAIT;
-        loop {
+        let shown = loop {
             let shown = shown_label(&live.bus, &live.node.handle)
                 .await
                 .map_err(err)?;
             if shown.as_deref() == Some(target.as_str()) {
-                break;
+                break shown;
             }
             if Instant::now() >= deadline {
                 return Err(Error::new(
@@ -239,13 +239,14 @@ impl LinuxDesktop {
                 .suggest("Click the combo, then the option"));
             }
             tokio::time::sleep(Duration::from_millis(15)).await;
-        }
+        };
         watch.quiet(Duration::ZERO).await;
         let mut r = live.result("set-value", Route::Input);
         r.effect = Effect::Confirmed;
-        r.extra.insert("value".into(), target.clone().into());
+        // The label read back just now.
+        r.extra.insert("value".into(), shown.clone().into());
         let mut st = before;
-        st.value = Some(target);
+        st.value = shown;
         r.post_state = Some(st);
         Ok(Some(r))
     }
