@@ -277,6 +277,67 @@ pub(crate) async fn derive_popups(bus: &Bus, root: &mut Node) -> Result<(), Call
     Ok(())
 }
 
+/// Takes SHOWING from the options of closed combo boxes under `root`: Qt 5 reports them
+/// showing, with boxes where the popup would be, in a popup list whose own box is empty
+/// while closed (one call per combo with such a list).
+pub(crate) async fn closed_popups(bus: &Bus, root: &mut Node) -> Result<(), CallError> {
+    let mut lists: Vec<Vec<usize>> = Vec::new();
+    collect_combo_lists(root, &mut Vec::new(), &mut lists);
+    let boxes = join_all(lists.iter().map(|p| {
+        let n = at_ref(root, p);
+        let (o, path) = (n.handle.owner.clone(), n.handle.path.clone());
+        async move {
+            bus.call::<_, (i32, i32, i32, i32)>(&o, &path, COMPONENT, "GetExtents", &(0u32,))
+                .await
+        }
+    }))
+    .await;
+    for (p, b) in lists.iter().zip(boxes) {
+        match b {
+            Ok((_, _, w, h)) if w <= 0 || h <= 0 => {
+                at(root, p).walk_mut(&mut |n| n.states.remove(States::SHOWING));
+            }
+            Err(CallError::Timeout) => return Err(CallError::Timeout),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Paths of the showing lists and menus right under showing combo boxes.
+fn collect_combo_lists(n: &Node, path: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    for (i, c) in n.children.iter().enumerate() {
+        path.push(i);
+        let popup = n.role == Role::Combo
+            && matches!(c.role, Role::List | Role::Menu)
+            && c.states.contains(States::SHOWING)
+            && c.caps.contains(Caps::COMPONENT);
+        if popup {
+            out.push(path.clone());
+        } else {
+            collect_combo_lists(c, path, out);
+        }
+        path.pop();
+    }
+}
+
+/// The node at `path`, read only.
+fn at_ref<'a>(root: &'a Node, path: &[usize]) -> &'a Node {
+    path.iter().fold(root, |n, &i| &n.children[i])
+}
+
+/// Whether an item shows in its list: a list with an empty box (a closed combo's popup,
+/// in Qt 5) shows none of its items, whatever they say.
+pub(crate) async fn in_empty_list(bus: &Bus, item: &Handle) -> bool {
+    let Some(list) = bus.parent(item).await else {
+        return false;
+    };
+    let b = bus
+        .call::<_, (i32, i32, i32, i32)>(&list.owner, &list.path, COMPONENT, "GetExtents", &(0u32,))
+        .await;
+    matches!(b, Ok((_, _, w, h)) if w <= 0 || h <= 0)
+}
+
 /// Whether a GTK 2 menu item shows: its menu is the selected (open) child of the menu
 /// bar or menu above it.
 pub(crate) async fn popup_item_shows(bus: &Bus, item: &Handle) -> bool {

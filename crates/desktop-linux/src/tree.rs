@@ -199,6 +199,7 @@ pub async fn read_subtree_with(
         showing::Quirk::PopupItems => showing::derive_popups(bus, &mut root).await?,
         showing::Quirk::None => {}
     }
+    showing::closed_popups(bus, &mut root).await?;
     stats.walk_ms = ms(t);
     Ok((root, stats))
 }

@@ -248,6 +248,9 @@ const TESTS: &[(&str, Test)] = &[
     }),
     ("qt::three_items_ctrl_selected", |e| ctrl_select(e, QT)),
     ("qt::combo_value_read_and_set", |e| combo_set(e, QT, None)),
+    ("qt::closed_combo_options_chosen_not_clicked", |e| {
+        native::closed_options(e, QT)
+    }),
     ("qt::item_30_rows_down_found_and_clicked", |e| {
         far_item(e, QT, Some("Inbox"))
     }),

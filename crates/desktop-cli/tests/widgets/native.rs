@@ -21,3 +21,62 @@ pub fn icons(env: &Env, window: &str) {
         env.expect(window, "pressed:", &pressed.join(","));
     }
 }
+
+/// The options of a closed combo box (Qt 5 says they show, at the boxes of the popup it
+/// has not opened): `read -i` lists none of them, and a click on one by id or by text
+/// chooses it through the combo (read back from the app's `fruit:` status) instead of
+/// clicking where the popup would be (nothing else is pressed).
+pub fn closed_options(env: &Env, window: &str) {
+    let fruits = ["Apple", "Banana", "Cherry", "Damson plum"];
+    let status = |env: &Env| env.expect_that(window, "pressed:", "any", |_| true);
+    let pressed = status(env);
+    for round in 0..ROUNDS {
+        let data = env.ok(&["read", "--window", window, "-i"]);
+        for f in fruits {
+            let listed = crate::all(&data)
+                .iter()
+                .any(|e| e["r"] == "item" && e["t"] == f);
+            assert!(!listed, "closed option {f} listed: {data}");
+        }
+        let want = fruits[(round + 1) % 4];
+        let r = if round % 2 == 0 {
+            let found = env.ok(&["read", "--window", window, "--text", want]);
+            let option = crate::all(&found)
+                .into_iter()
+                .find(|e| e["r"] == "item" && e["t"] == want)
+                .unwrap_or_else(|| panic!("{want} not found: {found}"));
+            assert_eq!(option["out"], true, "{option}");
+            env.ok(&[
+                "click",
+                "--window",
+                window,
+                "--id",
+                &option["i"].to_string(),
+            ])
+        } else {
+            env.ok(&[
+                "click", "--window", window, "--text", want, "--exact", "--role", "item",
+            ])
+        };
+        assert_eq!(r["effect"], "confirmed", "{r}");
+        assert_eq!(r["post_state"]["v"], want, "{r}");
+        env.expect(window, "fruit:", want);
+        assert_eq!(
+            status(env),
+            pressed,
+            "a click landed where the popup would be"
+        );
+    }
+    let combos = env.ok(&["read", "--window", window, "--roles", "combo"]);
+    let combo = crate::all(&combos)[0]["i"].to_string();
+    env.ok(&[
+        "set-value",
+        "--window",
+        window,
+        "--id",
+        &combo,
+        "--value",
+        "Apple",
+    ]);
+    env.expect(window, "fruit:", "Apple");
+}

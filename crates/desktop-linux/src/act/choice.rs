@@ -100,6 +100,37 @@ async fn options(
 }
 
 impl LinuxDesktop {
+    /// A click on an option of a closed combo box (its popup list not showing): the
+    /// option chosen through the combo as `set-value` does, and confirmed by what the
+    /// combo shows. `None` for anything else.
+    pub(crate) async fn choose_closed_option(&self, live: &Live) -> Result<Option<ActionResult>> {
+        let n = &live.node;
+        if n.states.contains(States::SHOWING) || !matches!(n.role, Role::Item | Role::MenuItem) {
+            return Ok(None);
+        }
+        let Some(list) = live.bus.parent(&n.handle).await else {
+            return Ok(None);
+        };
+        let Some(combo) = live.bus.parent(&list).await else {
+            return Ok(None);
+        };
+        let node = match super::resolve::probe(&live.bus, &combo).await {
+            Ok(c) if c.role == Role::Combo => c,
+            Ok(_) | Err(_) => return Ok(None),
+        };
+        let combo = Live {
+            node,
+            id: None,
+            rematched: false,
+            ..live.clone()
+        };
+        let mut r = self.choose(&combo, n.name.trim()).await?;
+        r.action = "click";
+        r.id = live.id;
+        r.element = live.result("click", Route::A11y).element;
+        Ok(Some(r))
+    }
+
     /// `set-value` on a combo: the option with this text (exact, then any case) chosen.
     pub(crate) async fn choose(&self, live: &Live, value: &str) -> Result<ActionResult> {
         let (o, p) = live.h();

@@ -186,12 +186,21 @@ impl LinuxDesktop {
         let point = x.click_point(bounds)?;
         if let Some(w) = live.window_id {
             x.raise_and_focus(w)?;
-            if let Some(top) = x.top_level_at(point.0, point.1) {
-                if top != w {
+            match x.top_level_at(point.0, point.1) {
+                Some(top) if top != w => {
                     return Err(not_interactable(
                         "is covered by another window",
                         n,
                         "Close or move the window on top, or use the element's own action (a plain left click)",
+                    ));
+                }
+                Some(_) => {}
+                // No window there at all: the element's box lies outside its window.
+                None => {
+                    return Err(not_interactable(
+                        "lies outside its window (nothing is drawn at its place)",
+                        n,
+                        "Open what holds it (a popup, a menu) or scroll it into view, then read again",
                     ));
                 }
             }

@@ -115,6 +115,13 @@ impl LinuxDesktop {
             (from, Action::Drag { to }) => self.drag(scope, from, to).await,
             (Aim::Element(e), action) => {
                 let mut live = self.element(scope, e).await?;
+                if let Action::Click { .. } = action {
+                    // An option of a closed combo: chosen through its combo, never a
+                    // click where its popup would be.
+                    if let Some(r) = self.choose_closed_option(&live).await? {
+                        return Ok(r);
+                    }
+                }
                 let scrolled = !matches!(action, Action::ScrollIntoView)
                     && self.into_view_first(&mut live).await?;
                 let r = self.on_element(&live, action).await?;

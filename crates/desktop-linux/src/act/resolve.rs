@@ -24,6 +24,13 @@ pub async fn probe(bus: &Bus, handle: &Handle) -> Result<Node, CallError> {
     if node.states.contains(States::DEFUNCT) {
         return Err(CallError::Gone("the object is defunct".into()));
     }
+    if node.states.contains(States::SHOWING)
+        && matches!(node.role, Role::Item | Role::MenuItem)
+        && crate::showing::in_empty_list(bus, handle).await
+    {
+        // An option of a closed popup (Qt 5 says it shows, at the popup's would-be place).
+        node.states.remove(States::SHOWING);
+    }
     if node.states.contains(States::VISIBLE) && !node.states.contains(States::SHOWING) {
         // Toolkits that do not say SHOWING of everything that shows (GTK 4, GTK 2's menus).
         let (toolkit, version) = tokio::join!(
