@@ -1,10 +1,11 @@
 //! Fetching what the cache lacks (bounds, values, action names) for the elements that
 //! survived the structural filters only, every call in flight at once.
 
-use crate::bus::{Bus, CallError, ACTION, COMPONENT, VALUE};
+use crate::bus::{Bus, CallError, ACCESSIBLE, ACTION, COMPONENT, VALUE};
 use crate::convert::format_number;
 use desktop_core::{filter, Caps, Node, Rect, Role, States};
 use futures_util::future::join_all;
+use std::collections::HashMap;
 use zbus::zvariant::OwnedValue;
 
 /// Longest value returned for a text field; the rest is replaced by a marker.
@@ -130,11 +131,11 @@ async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
         if crate::act::is_choice(n) {
             return crate::act::shown_option(bus, o, p, Some(&n.name)).await;
         }
-        let numeric = matches!(
-            n.role,
-            Role::Spin | Role::Slider | Role::ScrollBar | Role::Progress
-        );
-        if n.caps.contains(Caps::VALUE) && (numeric || !n.caps.contains(Caps::TEXT)) {
+        if n.role == Role::Spin && n.caps.contains(Caps::VALUE) {
+            return spin_shows(bus, n).await;
+        }
+        let ranged = matches!(n.role, Role::Slider | Role::ScrollBar | Role::Progress);
+        if n.caps.contains(Caps::VALUE) && (ranged || !n.caps.contains(Caps::TEXT)) {
             let v: OwnedValue = bus.property(o, p, VALUE, "CurrentValue").await?;
             return Ok(f64::try_from(v).ok().map(format_number));
         }
@@ -188,6 +189,45 @@ pub async fn action_names(bus: &Bus, o: &str, p: &str) -> Result<Vec<String>, Ca
 
 /// Text without object replacement characters (U+FFFC), which stand for embedded objects
 /// (a link, an image) that are elements of their own.
+/// What a spin button shows. Its text and its Value can each lag behind the other: a web
+/// number field's text keeps the last value set from outside while the Value follows the
+/// keys, a web spinner's ARIA value follows its text late or never. Chromium's
+/// `valuetext` attribute follows both and wins; else the text (a date edit's Value says
+/// nothing), else the Value. An empty segment of a date field shows nothing.
+pub(crate) async fn spin_shows(bus: &Bus, n: &Node) -> Result<Option<String>, CallError> {
+    let (o, p) = (n.handle.owner.as_str(), n.handle.path.as_str());
+    let attrs = bus.call::<_, HashMap<String, String>>(o, p, ACCESSIBLE, "GetAttributes", &());
+    let text = async {
+        if n.caps.contains(Caps::TEXT) {
+            bus.text(o, p).await.map(Some)
+        } else {
+            Ok(None)
+        }
+    };
+    let (attrs, text) = tokio::join!(attrs, text);
+    let attrs = attrs.unwrap_or_default();
+    let text = text?;
+    let valuetext = attrs
+        .get("valuetext")
+        .map(|v| v.trim())
+        .filter(|v| !v.is_empty());
+    // Chromium's empty segment says "0" (a filled one says "00", "03", "PM").
+    if text.as_deref().is_some_and(|t| t.trim().is_empty())
+        && attrs.contains_key("placeholder")
+        && valuetext.is_none_or(|v| v == "0")
+    {
+        return Ok(None);
+    }
+    if let Some(v) = valuetext {
+        return Ok(Some(clip(v.to_string())));
+    }
+    if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
+        return Ok(Some(t.trim().to_string()));
+    }
+    let v: OwnedValue = bus.property(o, p, VALUE, "CurrentValue").await?;
+    Ok(f64::try_from(v).ok().map(format_number))
+}
+
 fn without_placeholders(text: String) -> String {
     if text.contains('\u{fffc}') {
         text.replace('\u{fffc}', "").trim().to_string()

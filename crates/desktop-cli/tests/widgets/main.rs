@@ -3,11 +3,13 @@
 //! widgets_qt.py): icon-only buttons found by hint, ctrl-click multi-selection, a keyboard
 //! slider moved 40 steps with one `press`, a select's value read and set, an item 30 rows
 //! down found and clicked, a sortable item dragged, autocomplete, a modal dialog, a date
-//! picker and an accordion. Commands run back to back; every effect is read back by
+//! picker and an accordion; date, time, number and spin fields, and text that starts with
+//! a dash (fields.rs). Commands run back to back; every effect is read back by
 //! libatspi from the app's own status text.
 
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
+mod fields;
 mod native;
 mod web;
 
@@ -254,6 +256,12 @@ const TESTS: &[(&str, Test)] = &[
     ("qt::item_30_rows_down_found_and_clicked", |e| {
         far_item(e, QT, Some("Inbox"))
     }),
+    (
+        "web::date_time_and_number_fields_set_and_typed",
+        fields::web,
+    ),
+    ("gtk::spin_button_set_and_typed", fields::gtk),
+    ("qt::spin_box_and_date_edit_set_and_typed", fields::qt),
 ];
 
 fn main() {
@@ -261,6 +269,9 @@ fn main() {
     desk.chromium_page("widgets.html", "Widgets Page");
     desk.python_app("widgets_gtk.py");
     desk.python_app("widgets_qt.py");
+    desk.chromium_page("inputs.html", fields::INPUTS);
+    desk.python_app("fields_gtk.py");
+    desk.python_app("fields_qt.py");
     let fields = desk.fields();
     let env = Env {
         desk: Mutex::new(desk),

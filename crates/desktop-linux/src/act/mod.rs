@@ -7,6 +7,7 @@
 
 mod choice;
 pub(crate) use choice::{is_choice, shown_option};
+mod date;
 mod popup;
 mod request;
 mod resolve;

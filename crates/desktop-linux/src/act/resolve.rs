@@ -405,4 +405,14 @@ pub fn takes_text(n: &Node) -> bool {
         || n.caps.contains(Caps::EDITABLE_TEXT)
         || matches!(n.role, Role::Input | Role::Password)
         || matches!(&n.role, Role::Other(r) if r == "terminal")
+        || keyed_spin(n)
+}
+
+/// A spin button that takes digits from the keyboard without being editable text: a
+/// segment of a date or time field, a number field.
+pub fn keyed_spin(n: &Node) -> bool {
+    n.role == Role::Spin
+        && n.states.contains(States::FOCUSABLE)
+        && !n.states.contains(States::EDITABLE)
+        && !n.caps.contains(Caps::EDITABLE_TEXT)
 }

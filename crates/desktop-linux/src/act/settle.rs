@@ -151,6 +151,10 @@ pub(crate) enum Expect {
     /// A spreadsheet cell holds `content` (as typed, or as the sheet shows it), having
     /// shown `before`.
     Cell { before: String, content: String },
+    /// A spin button that takes digits (a date segment, a number field) shows the number
+    /// typed, or at least another number than `from` (the digits moved on to the next
+    /// segment of a date).
+    Number { from: Option<f64>, typed: String },
 }
 
 /// The text a field should show after typing.
@@ -187,6 +191,18 @@ pub(crate) struct Seen {
     value: Option<f64>,
     bounds: Option<Rect>,
     cell: Option<super::sheet::CellSeen>,
+    /// What a spin button shows (see [`crate::hydrate::spin_shows`]).
+    spin: Option<String>,
+}
+
+impl Seen {
+    /// The number a spin button shows.
+    fn shown_number(&self) -> Option<f64> {
+        self.spin
+            .as_deref()
+            .and_then(|t| t.trim().parse().ok())
+            .or(self.value)
+    }
 }
 
 impl Expect {
@@ -197,9 +213,14 @@ impl Expect {
             Expect::Expanded(x) => s.states.contains(States::EXPANDED) == *x,
             Expect::Selected => s.states.contains(States::SELECTED),
             Expect::Focused => s.states.contains(States::FOCUSED),
-            Expect::Text(w) => w.met(s.text.as_deref(), s.count),
+            // A spin button's text can lag behind what it shows.
+            Expect::Text(w) => {
+                w.met(s.text.as_deref(), s.count)
+                    || (w.readable && s.spin.is_some() && s.spin == w.whole)
+            }
             Expect::Value { value, tolerance } => {
-                s.value.is_some_and(|v| (v - value).abs() <= *tolerance)
+                let near = |v: f64| (v - value).abs() <= *tolerance;
+                s.value.is_some_and(near) || s.shown_number().is_some_and(near)
             }
             Expect::InView(screen) => s
                 .bounds
@@ -208,6 +229,11 @@ impl Expect {
                 .cell
                 .as_ref()
                 .is_some_and(|c| super::sheet::holds(c, before, content)),
+            Expect::Number { from, typed } => {
+                let shown = s.shown_number();
+                let want: Option<f64> = typed.trim().parse().ok();
+                shown.is_some() && (shown == want || shown != *from)
+            }
         }
     }
 
@@ -258,7 +284,7 @@ impl Expect {
                 ErrorCode::ActionFailed,
                 format!(
                     "{what} shows {} after setting it to {value}",
-                    s.value.map_or("no value".into(), convert::format_number)
+                    s.shown_number().map_or("no value".into(), convert::format_number)
                 ),
             )
             .suggest("The app refused or adjusted the value; read its range and step"),
@@ -267,6 +293,14 @@ impl Expect {
                 format!("{what} is still out of view"),
             )
             .suggest("Scroll its container with the wheel instead"),
+            Expect::Number { typed, .. } => Error::new(
+                ErrorCode::ActionFailed,
+                format!(
+                    "{what} still shows {} after typing {typed:?}",
+                    s.shown_number().map_or("nothing".into(), convert::format_number)
+                ),
+            )
+            .suggest("It took none of the keys: read its range and step, or set-value it"),
             Expect::Cell { content, .. } => Error::new(
                 ErrorCode::ActionFailed,
                 format!(
@@ -280,6 +314,11 @@ impl Expect {
             }
         }
     }
+}
+
+/// A spin button with a Value: what it shows is read as a whole.
+fn spin(n: &desktop_core::Node) -> bool {
+    n.role == desktop_core::Role::Spin && n.caps.contains(desktop_core::Caps::VALUE)
 }
 
 impl LinuxDesktop {
@@ -301,10 +340,16 @@ impl LinuxDesktop {
                 if w.readable {
                     s.text = Some(b.text(o, p).await?);
                 }
+                if w.readable && spin(&live.node) {
+                    s.spin = crate::hydrate::spin_shows(b, &live.node).await?;
+                }
             }
-            Expect::Value { .. } => {
+            Expect::Value { .. } | Expect::Number { .. } => {
                 let v: OwnedValue = b.property(o, p, VALUE, "CurrentValue").await?;
                 s.value = f64::try_from(v).ok();
+                if spin(&live.node) {
+                    s.spin = crate::hydrate::spin_shows(b, &live.node).await?;
+                }
             }
             Expect::InView(_) => {
                 let (x, y, w, h): (i32, i32, i32, i32) =

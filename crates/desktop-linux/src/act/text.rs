@@ -172,6 +172,11 @@ impl LinuxDesktop {
                 if super::sheet::is_sheet_cell(&l.node) {
                     return self.type_into_cell(l, text, opts, "type").await;
                 }
+                // A date in one text field takes keys per part, never over a selection
+                // of the whole.
+                if opts.replace && super::date::one_text_date(&l.node) {
+                    return self.retype_date(l, text, "type").await;
+                }
                 Some(l.clone())
             }
             None => {
@@ -208,6 +213,11 @@ impl LinuxDesktop {
                     content,
                 },
                 None => Expect::Nothing,
+            },
+            // Digits into a spin button that is no text field: its number read back.
+            _ if super::resolve::keyed_spin(&t.node) => Expect::Number {
+                from: t.node.value.as_deref().and_then(|v| v.trim().parse().ok()),
+                typed: typed.clone(),
             },
             (Some(b), true) if by_id || !opts.replace => {
                 if opts.replace {
@@ -371,6 +381,45 @@ impl LinuxDesktop {
             .await
     }
 
+    /// Replaces the element's whole text through EditableText, confirmed by reading it back.
+    async fn set_text(
+        &self,
+        live: &Live,
+        value: &str,
+        action: &'static str,
+    ) -> Result<ActionResult> {
+        let n = &live.node;
+        let (o, p) = live.h();
+        let before = ElementState::of(n);
+        let watch = Watch::start(live).await;
+        let ok: bool = live
+            .bus
+            .call(o, p, EDITABLE_TEXT, "SetTextContents", &(value,))
+            .await
+            .map_err(|e| app_error(e, &live.app, self.timeout))?;
+        if !ok {
+            return Err(
+                Error::new(ErrorCode::ActionFailed, "the app refused the new text")
+                    .suggest("Type it instead, replacing the field's text"),
+            );
+        }
+        let want = TextWant {
+            readable: !n.is_secure(),
+            whole: Some(value.to_string()),
+            typed: String::new(),
+            count: Some(value.chars().count() as i32),
+        };
+        self.finish(
+            live,
+            action,
+            Route::A11y,
+            Expect::Text(want),
+            watch,
+            &before,
+        )
+        .await
+    }
+
     /// `set-value`: Value for ranges, EditableText for text; text fields without
     /// EditableText (Chromium) get their text replaced by typing. Answers once the element
     /// shows the new value.
@@ -388,12 +437,18 @@ impl LinuxDesktop {
         if super::choice::is_choice(n) {
             return self.choose(live, value).await;
         }
+        if super::date::is_date_editor(n) {
+            return self.fill_date(live, value).await;
+        }
         if super::sheet::is_sheet_cell(n) {
             let opts = TypeOptions {
                 replace: true,
                 delay: Duration::ZERO,
             };
             return self.type_into_cell(live, value, opts, "set-value").await;
+        }
+        if super::date::one_text_date(n) {
+            return self.retype_date(live, value, "set-value").await;
         }
         let before = ElementState::of(n);
         if n.caps.contains(Caps::VALUE) && !matches!(n.role, Role::Input | Role::Password) {
@@ -455,34 +510,7 @@ impl LinuxDesktop {
             if !n.states.contains(States::EDITABLE) {
                 return Err(read_only());
             }
-            let watch = Watch::start(live).await;
-            let ok: bool = live
-                .bus
-                .call(o, p, EDITABLE_TEXT, "SetTextContents", &(value,))
-                .await
-                .map_err(|e| app_error(e, &live.app, self.timeout))?;
-            if !ok {
-                return Err(
-                    Error::new(ErrorCode::ActionFailed, "the app refused the new text")
-                        .suggest("Type it instead, replacing the field's text"),
-                );
-            }
-            let want = TextWant {
-                readable: !n.is_secure(),
-                whole: Some(value.to_string()),
-                typed: String::new(),
-                count: Some(value.chars().count() as i32),
-            };
-            return self
-                .finish(
-                    live,
-                    "set-value",
-                    Route::A11y,
-                    Expect::Text(want),
-                    watch,
-                    &before,
-                )
-                .await;
+            return self.set_text(live, value, "set-value").await;
         }
         if takes_text(n) {
             let opts = TypeOptions {
