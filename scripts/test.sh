@@ -26,9 +26,7 @@ if command -v rustup >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1; 
   rustup target add x86_64-pc-windows-gnu aarch64-apple-darwin >&2
   cargo clippy -p desktop-cli --locked --no-default-features -- -D warnings
   cargo clippy -p desktop-cli --locked --target x86_64-pc-windows-gnu -- -D warnings
-  # macOS without the agent: its TLS crate (ring) compiles C that needs Apple's SDK.
-  cargo clippy -p desktop-cli --locked --target aarch64-apple-darwin \
-    --no-default-features --features mcp -- -D warnings
+  cargo clippy -p desktop-cli --locked --target aarch64-apple-darwin -- -D warnings
 fi
 
 # GUI tests share one sandbox per test binary; keep them off each other's input.

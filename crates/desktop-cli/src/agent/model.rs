@@ -141,11 +141,18 @@ impl Provider {
         // Base URLs are written both with and without the /v1 the paths carry.
         let base = self.base_url.trim_end_matches('/');
         let url = format!("{}{path}", base.strip_suffix("/v1").unwrap_or(base));
-        let agent: ureq::Agent = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .timeout_global(Some(self.timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
+            .http_status_as_error(false);
+        // macOS and Windows: the system's TLS and certificate store (ureq picks rustls
+        // unless told).
+        #[cfg(not(target_os = "linux"))]
+        let config = config.tls_config(
+            ureq::tls::TlsConfig::builder()
+                .provider(ureq::tls::TlsProvider::NativeTls)
+                .build(),
+        );
+        let agent: ureq::Agent = config.build().into();
         let mut delay = Duration::from_millis(500);
         let mut last = String::new();
         for attempt in 0..=self.retries {
