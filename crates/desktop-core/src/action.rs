@@ -13,7 +13,7 @@ pub enum Route {
     /// The element's own accessibility interface (Action, EditableText, Value, Component):
     /// works on background windows, needs no pointer.
     A11y,
-    /// Synthesized keyboard or pointer input (XTest) at the element or the given point.
+    /// Synthesized keyboard or pointer input, as a person's, at the element or the given point.
     Input,
     /// Neither: the window system itself (focus, launch).
     System,

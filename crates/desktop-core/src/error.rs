@@ -43,7 +43,7 @@ macro_rules! error_codes {
 }
 
 error_codes! {
-    NoDisplay = "NO_DISPLAY": "No X display: DISPLAY is unset or unreachable and no sandbox runs." => "Start a headless desktop (sandbox up) or set DISPLAY.",
+    NoDisplay = "NO_DISPLAY": "No desktop session can be reached (no display to connect to) and no sandbox runs." => "Run inside a desktop session, or start a headless one where the platform has it (sandbox up).",
     A11yUnavailable = "A11Y_UNAVAILABLE": "The accessibility bus or its registry cannot be reached, or a window exposes no tree." => "Run the doctor command: it checks every part and says how to fix it.",
     AppNotFound = "APP_NOT_FOUND": "No running app matches the name given." => "List the running apps and use one of their names.",
     WindowNotFound = "WINDOW_NOT_FOUND": "No window matches the title, id or pid given, or it went away." => "List the windows and target one that is open.",
@@ -62,9 +62,10 @@ error_codes! {
     InvalidArgs = "INVALID_ARGS": "The command line or tool arguments are invalid (exit status 2)." => "Check the arguments against the command's help.",
     InvalidKey = "INVALID_KEY": "A key combo does not parse (exit status 2)." => "Write combos as modifiers and a key joined by +, e.g. ctrl+shift+t, enter, f5.",
     PermDenied = "PERM_DENIED": "The system refused access (a file, a port, a token)." => "Check the permissions of the file, port or token involved.",
+    PermissionRequired = "PERMISSION_REQUIRED": "The system has not granted this program a permission the command needs (to control the computer through accessibility, to record the screen, to send input)." => "Grant the permission the message names where it says (on macOS: System Settings > Privacy & Security), then run the command again.",
     UnsafeState = "UNSAFE_STATE": "A directory holding desktop-cli's state is not private: another user's, open to others, or a symbolic link." => "Remove it or make it yours with mode 700, or set XDG_RUNTIME_DIR to a directory only you can enter.",
     SandboxFailed = "SANDBOX_FAILED": "The headless desktop could not be started, found or stopped." => "Run the doctor command; install the runtime packages if any is missing.",
-    PlatformNotSupported = "PLATFORM_NOT_SUPPORTED": "This platform or display server lacks what the action needs." => "Run on X11 (or Xwayland with DISPLAY set).",
+    PlatformNotSupported = "PLATFORM_NOT_SUPPORTED": "This platform or display server lacks what the action needs." => "The message says what is missing; run where desktop-cli supports it (the README lists the platforms).",
     Internal = "INTERNAL": "A bug in desktop-cli; please report it with the command." => "This is a bug in desktop-cli; please report it with the command you ran.",
 }
 
@@ -95,7 +96,7 @@ pub struct Error {
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suggestion: Option<String>,
-    /// Raw detail from the platform API (a D-Bus error name, an X11 error), when there is one.
+    /// Raw detail from the platform's API (its error name or code), when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub platform_detail: Option<String>,
 }

@@ -1,7 +1,7 @@
 //! An in-memory desktop for tests of platform-neutral logic (ref resolution, `wait`,
 //! `observe`'s diff, the agent's steps): one window whose tree a test can mutate, elements
 //! that react to actions the way toolkits do (check boxes flip, fields take text and values),
-//! and a log of every input. No display, no D-Bus: these tests run in milliseconds, and
+//! and a log of every input. No display, no accessibility bus: these tests run in milliseconds, and
 //! every backend inherits what they pin down.
 
 use crate::action::{ActionResult, Effect, ElementState, Route};

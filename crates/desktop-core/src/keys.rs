@@ -17,12 +17,41 @@ pub enum Modifier {
 /// The key pressed (after the modifiers).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Key {
-    /// A printable character (`a`, `5`, `/`, `é`).
+    /// A printable character (`a`, `5`, `/`, `é`, `+`).
     Char(char),
-    /// A named key, in its canonical spelling (`Return`, `Tab`, `F5`, `Page_Up`, ...).
-    Named(&'static str),
+    /// A key that types no character.
+    Named(NamedKey),
     /// Only modifiers were given (`super`): the last one is pressed as a key.
     ModifierOnly(Modifier),
+}
+
+/// The keys that type no character, as every platform has them; each backend maps them to
+/// its own key codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NamedKey {
+    Enter,
+    Tab,
+    Escape,
+    Space,
+    Backspace,
+    Delete,
+    Insert,
+    Home,
+    End,
+    PageUp,
+    PageDown,
+    Up,
+    Down,
+    Left,
+    Right,
+    Menu,
+    PrintScreen,
+    CapsLock,
+    NumLock,
+    ScrollLock,
+    Pause,
+    /// A function key, F1 to F24.
+    F(u8),
 }
 
 /// A parsed combo: modifiers in the order given, then the key.
@@ -32,45 +61,65 @@ pub struct Combo {
     pub key: Key,
 }
 
-const NAMED: &[(&[&str], &str)] = &[
-    (&["enter", "return", "ret"], "Return"),
-    (&["tab"], "Tab"),
-    (&["esc", "escape"], "Escape"),
-    (&["space", "spacebar"], "space"),
-    (&["backspace", "bksp"], "BackSpace"),
-    (&["delete", "del"], "Delete"),
-    (&["insert", "ins"], "Insert"),
-    (&["home"], "Home"),
-    (&["end"], "End"),
-    (&["pageup", "pgup", "page_up", "prior"], "Page_Up"),
-    (&["pagedown", "pgdn", "page_down", "next"], "Page_Down"),
-    (&["up", "arrowup", "uparrow"], "Up"),
-    (&["down", "arrowdown", "downarrow"], "Down"),
-    (&["left", "arrowleft", "leftarrow"], "Left"),
-    (&["right", "arrowright", "rightarrow"], "Right"),
-    (&["menu", "contextmenu", "apps"], "Menu"),
-    (&["printscreen", "print", "prtsc"], "Print"),
-    (&["capslock", "caps"], "Caps_Lock"),
-    (&["numlock"], "Num_Lock"),
-    (&["scrolllock"], "Scroll_Lock"),
-    (&["pause", "break"], "Pause"),
-    (&["plus"], "plus"),
-    (&["minus"], "minus"),
-    (&["comma"], "comma"),
-    (&["period", "dot"], "period"),
-    (&["slash"], "slash"),
-    (&["backslash"], "backslash"),
-    (&["semicolon"], "semicolon"),
-    (&["apostrophe", "quote"], "apostrophe"),
-    (&["grave", "backtick"], "grave"),
-    (&["bracketleft", "lbracket"], "bracketleft"),
-    (&["bracketright", "rbracket"], "bracketright"),
-    (&["equal", "equals"], "equal"),
-];
+/// The names agents write for keys without a character, and for characters that are hard
+/// to write in a combo (`ctrl+plus`).
+enum Word {
+    Key(NamedKey),
+    Char(char),
+}
 
-const FUNCTION_KEYS: [&str; 24] = [
-    "F1", "F2", "F3", "F4", "F5", "F6", "F7", "F8", "F9", "F10", "F11", "F12", "F13", "F14", "F15",
-    "F16", "F17", "F18", "F19", "F20", "F21", "F22", "F23", "F24",
+const NAMED: &[(&[&str], Word)] = &[
+    (&["enter", "return", "ret"], Word::Key(NamedKey::Enter)),
+    (&["tab"], Word::Key(NamedKey::Tab)),
+    (&["esc", "escape"], Word::Key(NamedKey::Escape)),
+    (&["space", "spacebar"], Word::Key(NamedKey::Space)),
+    (&["backspace", "bksp"], Word::Key(NamedKey::Backspace)),
+    (&["delete", "del"], Word::Key(NamedKey::Delete)),
+    (&["insert", "ins"], Word::Key(NamedKey::Insert)),
+    (&["home"], Word::Key(NamedKey::Home)),
+    (&["end"], Word::Key(NamedKey::End)),
+    (
+        &["pageup", "pgup", "page_up", "prior"],
+        Word::Key(NamedKey::PageUp),
+    ),
+    (
+        &["pagedown", "pgdn", "page_down", "next"],
+        Word::Key(NamedKey::PageDown),
+    ),
+    (&["up", "arrowup", "uparrow"], Word::Key(NamedKey::Up)),
+    (
+        &["down", "arrowdown", "downarrow"],
+        Word::Key(NamedKey::Down),
+    ),
+    (
+        &["left", "arrowleft", "leftarrow"],
+        Word::Key(NamedKey::Left),
+    ),
+    (
+        &["right", "arrowright", "rightarrow"],
+        Word::Key(NamedKey::Right),
+    ),
+    (&["menu", "contextmenu", "apps"], Word::Key(NamedKey::Menu)),
+    (
+        &["printscreen", "print", "prtsc"],
+        Word::Key(NamedKey::PrintScreen),
+    ),
+    (&["capslock", "caps"], Word::Key(NamedKey::CapsLock)),
+    (&["numlock"], Word::Key(NamedKey::NumLock)),
+    (&["scrolllock"], Word::Key(NamedKey::ScrollLock)),
+    (&["pause", "break"], Word::Key(NamedKey::Pause)),
+    (&["plus"], Word::Char('+')),
+    (&["minus"], Word::Char('-')),
+    (&["comma"], Word::Char(',')),
+    (&["period", "dot"], Word::Char('.')),
+    (&["slash"], Word::Char('/')),
+    (&["backslash"], Word::Char('\\')),
+    (&["semicolon"], Word::Char(';')),
+    (&["apostrophe", "quote"], Word::Char('\'')),
+    (&["grave", "backtick"], Word::Char('`')),
+    (&["bracketleft", "lbracket"], Word::Char('[')),
+    (&["bracketright", "rbracket"], Word::Char(']')),
+    (&["equal", "equals"], Word::Char('=')),
 ];
 
 fn modifier(word: &str) -> Option<Modifier> {
@@ -182,18 +231,18 @@ impl Combo {
                 return Err(bad(combo, "a modifier is repeated"));
             }
             Key::ModifierOnly(m)
-        } else if let Some((_, name)) = NAMED
+        } else if let Some((_, word)) = NAMED
             .iter()
             .find(|(names, _)| names.contains(&lower.as_str()))
         {
-            Key::Named(name)
-        } else if let Some(n) = lower
-            .strip_prefix('f')
-            .and_then(|n| n.parse::<usize>().ok())
-        {
-            match FUNCTION_KEYS.get(n.wrapping_sub(1)) {
-                Some(name) => Key::Named(name),
-                None => return Err(bad(combo, "function keys go from f1 to f24")),
+            match word {
+                Word::Key(k) => Key::Named(*k),
+                Word::Char(c) => Key::Char(*c),
+            }
+        } else if let Some(n) = lower.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()) {
+            match n {
+                1..=24 => Key::Named(NamedKey::F(n)),
+                _ => return Err(bad(combo, "function keys go from f1 to f24")),
             }
         } else {
             let mut chars = last.chars();
@@ -216,7 +265,7 @@ impl Combo {
         matches!(self.key, Key::ModifierOnly(Modifier::Super))
             || has(Modifier::Super)
             || (has(Modifier::Ctrl) && has(Modifier::Alt))
-            || (has(Modifier::Alt) && self.key == Key::Named("F4"))
+            || (has(Modifier::Alt) && self.key == Key::Named(NamedKey::F(4)))
     }
 }
 
@@ -228,7 +277,7 @@ mod tests {
     fn sequences_split_words_and_repeat() {
         let s = sequence(["tab tab", "enter"], 2).unwrap();
         assert_eq!(s.len(), 6);
-        assert_eq!(s[2].key, Key::Named("Return"));
+        assert_eq!(s[2].key, Key::Named(NamedKey::Enter));
         assert!(sequence(["  "], 1).is_err());
         assert!(sequence(["down"], 0).is_err());
         assert!(sequence(["down"], MAX_REPEAT + 1).is_err());
@@ -255,13 +304,24 @@ mod tests {
         let c = Combo::parse("Ctrl+Shift+T").unwrap();
         assert_eq!(c.modifiers, [Modifier::Ctrl, Modifier::Shift]);
         assert_eq!(c.key, Key::Char('t'));
-        assert_eq!(Combo::parse("enter").unwrap().key, Key::Named("Return"));
-        assert_eq!(Combo::parse("f5").unwrap().key, Key::Named("F5"));
+        assert_eq!(
+            Combo::parse("enter").unwrap().key,
+            Key::Named(NamedKey::Enter)
+        );
+        assert_eq!(
+            Combo::parse("Return").unwrap().key,
+            Key::Named(NamedKey::Enter)
+        );
+        assert_eq!(
+            Combo::parse("Page_Up").unwrap().key,
+            Key::Named(NamedKey::PageUp)
+        );
+        assert_eq!(Combo::parse("f5").unwrap().key, Key::Named(NamedKey::F(5)));
         assert_eq!(
             Combo::parse("super").unwrap().key,
             Key::ModifierOnly(Modifier::Super)
         );
-        assert_eq!(Combo::parse("ctrl+plus").unwrap().key, Key::Named("plus"));
+        assert_eq!(Combo::parse("ctrl+plus").unwrap().key, Key::Char('+'));
         assert_eq!(Combo::parse("A").unwrap().key, Key::Char('A'));
         assert_eq!(Combo::parse("é").unwrap().key, Key::Char('é'));
         assert!(Combo::parse("ctrl+alt+delete").unwrap().is_risky());

@@ -38,7 +38,8 @@ pub struct WindowInfo {
     #[serde(skip_serializing_if = "is_zero")]
     pub pid: u32,
     pub title: String,
-    /// Window-system id (an X11 window id); absent when the window has none we could find.
+    /// The window system's id of the window (a number the platform gives it); absent when
+    /// the window has none we could find.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "opt_bounds")]

@@ -177,7 +177,8 @@ impl std::ops::BitOr for Caps {
     }
 }
 
-/// The backend's own address of an element (on AT-SPI: bus name + object path).
+/// The backend's own address of an element (on Linux: the app's accessibility bus name and
+/// the object's path).
 /// Opaque to the core; kept so an action can reach the element without a re-read.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
 pub struct Handle {

@@ -3,7 +3,7 @@
 //! moment to a spare key code (the way xdotool does), and the map is restored afterwards.
 
 use crate::x11::{x_err, X};
-use desktop_core::keys::{Combo, Key, Modifier};
+use desktop_core::keys::{Combo, Key, Modifier, NamedKey};
 use desktop_core::{Button, Direction, Error, ErrorCode, Rect, Result};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -363,8 +363,7 @@ impl<'a> Keyboard<'a> {
         }
         let keysym = match &combo.key {
             Key::Char(c) => keysym_for_char(*c),
-            Key::Named(name) => named_keysym(name)
-                .ok_or_else(|| Error::internal(format!("no keysym for {name}")))?,
+            Key::Named(key) => named_keysym(*key),
             Key::ModifierOnly(m) => modifier_keysym(*m),
         };
         let (code, shift) = self.code_for(keysym)?;
@@ -473,44 +472,33 @@ fn modifier_keysym(m: Modifier) -> u32 {
     }
 }
 
-fn named_keysym(name: &str) -> Option<u32> {
-    Some(match name {
-        "Return" => 0xff0d,
-        "Tab" => 0xff09,
-        "Escape" => 0xff1b,
-        "space" => 0x20,
-        "BackSpace" => 0xff08,
-        "Delete" => 0xffff,
-        "Insert" => 0xff63,
-        "Home" => 0xff50,
-        "End" => 0xff57,
-        "Page_Up" => 0xff55,
-        "Page_Down" => 0xff56,
-        "Left" => 0xff51,
-        "Up" => 0xff52,
-        "Right" => 0xff53,
-        "Down" => 0xff54,
-        "Menu" => 0xff67,
-        "Print" => 0xff61,
-        "Caps_Lock" => 0xffe5,
-        "Num_Lock" => 0xff7f,
-        "Scroll_Lock" => 0xff14,
-        "Pause" => 0xff13,
-        "plus" => 0x2b,
-        "minus" => 0x2d,
-        "comma" => 0x2c,
-        "period" => 0x2e,
-        "slash" => 0x2f,
-        "backslash" => 0x5c,
-        "semicolon" => 0x3b,
-        "apostrophe" => 0x27,
-        "grave" => 0x60,
-        "bracketleft" => 0x5b,
-        "bracketright" => 0x5d,
-        "equal" => 0x3d,
-        f if f.starts_with('F') => 0xffbe + f[1..].parse::<u32>().ok()?.checked_sub(1)?,
-        _ => return None,
-    })
+/// The X keysym of a key without a character.
+fn named_keysym(key: NamedKey) -> u32 {
+    match key {
+        NamedKey::Enter => 0xff0d,
+        NamedKey::Tab => 0xff09,
+        NamedKey::Escape => 0xff1b,
+        NamedKey::Space => 0x20,
+        NamedKey::Backspace => 0xff08,
+        NamedKey::Delete => 0xffff,
+        NamedKey::Insert => 0xff63,
+        NamedKey::Home => 0xff50,
+        NamedKey::End => 0xff57,
+        NamedKey::PageUp => 0xff55,
+        NamedKey::PageDown => 0xff56,
+        NamedKey::Left => 0xff51,
+        NamedKey::Up => 0xff52,
+        NamedKey::Right => 0xff53,
+        NamedKey::Down => 0xff54,
+        NamedKey::Menu => 0xff67,
+        NamedKey::PrintScreen => 0xff61,
+        NamedKey::CapsLock => 0xffe5,
+        NamedKey::NumLock => 0xff7f,
+        NamedKey::ScrollLock => 0xff14,
+        NamedKey::Pause => 0xff13,
+        // F1 is 0xffbe; the parser keeps F keys within 1..=24.
+        NamedKey::F(n) => 0xffbe + u32::from(n.clamp(1, 35)) - 1,
+    }
 }
 
 #[cfg(test)]
@@ -524,8 +512,9 @@ mod tests {
         assert_eq!(keysym_for_char('中'), 0x0100_4e2d);
         assert_eq!(keysym_for_char('😀'), 0x0101_f600);
         assert_eq!(keysym_for_char('\n'), 0xff0d);
-        assert_eq!(named_keysym("F5"), Some(0xffc2));
-        assert_eq!(named_keysym("F24"), Some(0xffbe + 23));
-        assert_eq!(named_keysym("F0"), None);
+        assert_eq!(named_keysym(NamedKey::F(5)), 0xffc2);
+        assert_eq!(named_keysym(NamedKey::F(24)), 0xffbe + 23);
+        assert_eq!(named_keysym(NamedKey::Enter), 0xff0d);
+        assert_eq!(named_keysym(NamedKey::PageUp), 0xff55);
     }
 }

@@ -34,7 +34,7 @@ pub struct Options {
     pub secrets: Secrets,
 }
 
-const SYSTEM: &str = "You operate a Linux desktop to reach the user's goal. Each turn you get the working window's \
+const SYSTEM: &str = "You operate a {platform} desktop to reach the user's goal. Each turn you get the working window's \
 interactive elements as a tree, one per line: [id] role \"name\" and value or state, and usually a screenshot \
 with the same ids drawn on it. Act with the tools. Prefer element ids; use screenshot points only for what the \
 tree lacks. Several tool calls in one reply run in order without looking in between, and the rest are skipped \
@@ -197,7 +197,7 @@ impl Loop<'_> {
     }
 
     async fn think(&mut self) -> Result<Reply> {
-        let mut system = SYSTEM.to_string();
+        let mut system = SYSTEM.replace("{platform}", crate::platform::name());
         if self.o.plan && self.turns == 0 {
             system.push_str(PLAN);
         }

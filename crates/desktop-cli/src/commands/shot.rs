@@ -119,7 +119,7 @@ pub(crate) async fn take_with(
     let region = a.region;
     let screen = d.screen().ok_or_else(|| {
         Error::new(ErrorCode::NoDisplay, "there is no screen to capture")
-            .suggest("Start a headless desktop (sandbox up), or set DISPLAY")
+            .suggest("Run inside a desktop session, or start a headless one (sandbox up)")
     })?;
     let scope = &a.target;
     let mut window = None;

@@ -13,3 +13,13 @@ mod imp;
 mod imp;
 
 pub use imp::*;
+
+/// The system the desktop runs, as models are told (keys and habits differ).
+pub fn name() -> &'static str {
+    match std::env::consts::OS {
+        "macos" => "macOS",
+        "windows" => "Windows",
+        "linux" => "Linux",
+        _ => "computer",
+    }
+}
