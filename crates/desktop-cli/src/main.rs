@@ -13,7 +13,7 @@ mod schema;
 
 use clap::Parser;
 use cli::{Cli, Format};
-use desktop_core::Error;
+use desktop_core::{Error, System};
 use output::Out;
 
 fn main() {
@@ -66,15 +66,15 @@ fn run() -> i32 {
     let ready = if cli.command.is_offline() {
         Ok(())
     } else if cli.command.manages_sandboxes() {
-        platform::check_private()
+        platform::SYSTEM.check_private()
     } else if matches!(cli.command, cli::Command::Doctor) {
         // Doctor reports unsafe state as a failed check (and adopts no sandbox from it).
-        match platform::prepare() {
+        match platform::SYSTEM.prepare() {
             Err(e) if e.code == desktop_core::ErrorCode::UnsafeState => Ok(()),
             r => r,
         }
     } else {
-        platform::prepare()
+        platform::SYSTEM.prepare()
     };
     if let Err(e) = ready {
         return out.err(&command_name(), &e);

@@ -21,6 +21,7 @@ pub mod render;
 pub mod request;
 pub mod role;
 pub mod shot;
+pub mod system;
 pub mod watch;
 
 pub use backend::Desktop;
@@ -30,3 +31,4 @@ pub use model::{AppInfo, AppList, ReadData, Target, Unresponsive, WindowInfo, Wi
 pub use node::{is_cell_address, without_mnemonic, Caps, Handle, Node, Rect, States};
 pub use request::{Action, ActionRequest, Aim, Button, Direction, Element};
 pub use role::Role;
+pub use system::System;

@@ -112,6 +112,7 @@ pub enum Command {
     /// Internal: stay a client of every accessibility app of the bus in
     /// AT_SPI_BUS_ADDRESS until the bus goes (started by the first command that needs it).
     #[command(hide = true)]
+    #[cfg(target_os = "linux")]
     Keeper,
     /// Print the JSON Schema of a command's `data` (all commands when none is named).
     Schema {
@@ -554,6 +555,7 @@ pub enum ClipboardCmd {
     Clear,
     /// Internal: hold the clipboard with the text read from stdin until another client takes it.
     #[command(hide = true)]
+    #[cfg(target_os = "linux")]
     Serve,
 }
 

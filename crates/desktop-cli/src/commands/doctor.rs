@@ -7,7 +7,8 @@ use std::time::Duration;
 
 pub async fn run(g: &Global, out: Out) -> i32 {
     let timeout = Duration::from_millis(g.call_timeout.max(1));
-    let (checks, sandboxes) = crate::platform::doctor(timeout).await;
+    let desktop_core::system::Diagnosis { checks, sandboxes } =
+        desktop_core::System::diagnose(&crate::platform::SYSTEM, timeout).await;
     let healthy = checks.iter().all(|c| c.ok);
     if out.format == Format::Text {
         return out.text(&as_text(&checks, &sandboxes));

@@ -109,6 +109,7 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
                     clip::text_of(text.or(text_opt)).and_then(|t| clip::set(&t, timeout)),
                 ),
                 ClipboardCmd::Clear => ("clipboard-clear", clip::clear()),
+                #[cfg(target_os = "linux")]
                 ClipboardCmd::Serve => return clip::serve().map_or(1, |()| 0),
             };
             match r {
@@ -121,6 +122,7 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
         Command::Mcp(_) => 2,
         #[cfg(feature = "agent")]
         Command::Agent(_) => 2,
+        #[cfg(target_os = "linux")]
         Command::Keeper => platform::run_keeper().await,
         #[cfg(target_os = "linux")]
         Command::Sandbox(cmd) => sandbox::run(&g, out, cmd).await,
@@ -213,5 +215,10 @@ pub(crate) struct Rendered<T> {
 
 /// Connects to the desktop with the global timeout.
 pub(crate) async fn connect(g: &Global) -> Result<Platform> {
-    platform::connect(Duration::from_millis(g.call_timeout.max(1)), false).await
+    desktop_core::System::connect(
+        &platform::SYSTEM,
+        Duration::from_millis(g.call_timeout.max(1)),
+        false,
+    )
+    .await
 }

@@ -127,7 +127,12 @@ impl Server {
         let mut guard = self.inner.desktop.lock().await;
         if guard.is_none() {
             // A long-lived server keeps per-app connections and caches between calls.
-            let d = crate::platform::connect(self.inner.call_timeout, true).await?;
+            let d = desktop_core::System::connect(
+                &crate::platform::SYSTEM,
+                self.inner.call_timeout,
+                true,
+            )
+            .await?;
             *guard = Some(d);
         }
         Ok(guard)

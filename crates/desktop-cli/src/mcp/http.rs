@@ -130,7 +130,8 @@ fn generate() -> Result<String> {
 /// Writes a generated token where only this user can read it: `mcp-PORT.token` in the
 /// runtime directory.
 fn write_token(port: u16, token: &str) -> Result<PathBuf> {
-    let path = crate::platform::runtime_dir().join(format!("mcp-{port}.token"));
+    let path =
+        desktop_core::System::state_dir(&crate::platform::SYSTEM).join(format!("mcp-{port}.token"));
     desktop_core::private::write(&path, format!("{token}\n").as_bytes())?;
     Ok(path)
 }

@@ -1,7 +1,8 @@
-//! Linux: AT-SPI and X11 through `desktop-linux`, the headless sandbox, the keeper.
+//! Linux: AT-SPI and X11 through `desktop-linux`, the headless sandbox, the keeper and the
+//! clipboard's holder (the hidden commands only Linux has).
 
 use crate::output::notice;
-use desktop_core::backend::Check;
+use desktop_core::system::{Diagnosis, System};
 use desktop_core::Result;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -10,31 +11,55 @@ use std::time::Duration;
 pub use desktop_linux::sandbox;
 pub use desktop_linux::LinuxDesktop as Platform;
 
-/// Points this process at the sandbox when `DISPLAY` is unset. Must run before any thread
-/// starts: it sets environment variables.
-pub fn prepare() -> Result<()> {
-    check_private()?;
-    desktop_linux::adopt_sandbox().map(|_| ())
-}
+/// Linux: the desktop through AT-SPI and X11, the sandbox, the clipboard through X11.
+#[derive(Clone, Copy, Debug)]
+pub struct Linux;
 
-/// Refuses state directories that are not this user's alone (see `sandbox::check_private`).
-pub fn check_private() -> Result<()> {
-    desktop_linux::sandbox::check_private()
-}
+/// The platform this binary was built for.
+pub const SYSTEM: Linux = Linux;
 
-/// Connects to the desktop, telling people when accessibility had to be switched on, and
-/// makes sure the bus has its keeper. `warm`: keep per-app connections and caches between
-/// calls (a long-lived server).
-pub async fn connect(timeout: Duration, warm: bool) -> Result<Platform> {
-    let mut d = Platform::connect(timeout).await?;
-    if d.enabled_now() {
-        notice("accessibility was off; switched org.a11y.Status.IsEnabled on (apps started before may need a restart)");
+impl System for Linux {
+    type Desktop = Platform;
+    type Clipboard = Clipboard;
+
+    fn check_private(&self) -> Result<()> {
+        desktop_linux::sandbox::check_private()
     }
-    ensure_keeper(&d);
-    if warm {
-        d.keep_warm();
+
+    /// Points this process at the sandbox when `DISPLAY` is unset.
+    fn prepare(&self) -> Result<()> {
+        self.check_private()?;
+        desktop_linux::adopt_sandbox().map(|_| ())
     }
-    Ok(d)
+
+    /// Connects, telling people when accessibility had to be switched on, and makes sure
+    /// the bus has its keeper.
+    async fn connect(&self, timeout: Duration, warm: bool) -> Result<Platform> {
+        let mut d = Platform::connect(timeout).await?;
+        if d.enabled_now() {
+            notice("accessibility was off; switched org.a11y.Status.IsEnabled on (apps started before may need a restart)");
+        }
+        ensure_keeper(&d);
+        if warm {
+            d.keep_warm();
+        }
+        Ok(d)
+    }
+
+    fn clipboard(&self) -> Clipboard {
+        Clipboard
+    }
+
+    async fn diagnose(&self, timeout: Duration) -> Diagnosis {
+        Diagnosis {
+            checks: desktop_linux::doctor_checks(timeout).await,
+            sandboxes: desktop_linux::running_sandboxes(),
+        }
+    }
+
+    fn state_dir(&self) -> PathBuf {
+        desktop_linux::sandbox::runtime_root()
+    }
 }
 
 /// This program, with arguments, for the helpers it starts in the background.
@@ -76,52 +101,36 @@ pub async fn run_keeper() -> i32 {
     }
 }
 
-/// This user's private runtime directory for desktop-cli (ref maps, sandboxes, the MCP
-/// server's token).
-#[cfg(feature = "mcp")]
-pub fn runtime_dir() -> PathBuf {
-    desktop_linux::sandbox::runtime_root()
-}
-
 /// Where the ids of reads of the desktop in use are kept.
 pub fn refs_path() -> PathBuf {
     desktop_linux::sandbox::refs_path()
 }
 
-/// `doctor`'s checks and the running sandboxes.
-pub async fn doctor(timeout: Duration) -> (Vec<Check>, Vec<u32>) {
-    (
-        desktop_linux::doctor_checks(timeout).await,
-        desktop_linux::running_sandboxes(),
-    )
+/// The X11 clipboard: text in, text out, kept alive after this process exits by a holder
+/// process (`clipboard serve`).
+#[derive(Clone, Copy, Debug)]
+pub struct Clipboard;
+
+impl desktop_core::system::Clipboard for Clipboard {
+    fn get(&self, timeout: Duration) -> Result<Option<String>> {
+        desktop_linux::clipboard_text::get(timeout)
+    }
+
+    /// A holder process (`clipboard serve`) serves the text after this process exits,
+    /// until another program takes the clipboard.
+    fn set(&self, value: &str, timeout: Duration) -> Result<()> {
+        let holder = this_program(&["clipboard", "serve"])
+            .map_err(|e| desktop_core::Error::internal(format!("cannot find this program: {e}")))?;
+        desktop_linux::clipboard_text::set(value, holder, timeout)
+    }
+
+    fn clear(&self) -> Result<()> {
+        desktop_linux::clipboard_text::clear()
+    }
 }
 
-/// The clipboard: text in, text out, kept alive after this process exits.
-pub mod clipboard {
-    use desktop_core::Result;
-    use desktop_linux::clipboard_text as text;
-    use std::time::Duration;
-
-    /// The clipboard's text, `None` when empty; never takes the clipboard from its owner.
-    pub fn get(timeout: Duration) -> Result<Option<String>> {
-        text::get(timeout)
-    }
-
-    /// Puts `text` on the clipboard; a holder process (`clipboard serve`) serves it after
-    /// this process exits, until another program takes the clipboard.
-    pub fn set(value: &str, timeout: Duration) -> Result<()> {
-        let holder = super::this_program(&["clipboard", "serve"])
-            .map_err(|e| desktop_core::Error::internal(format!("cannot find this program: {e}")))?;
-        text::set(value, holder, timeout)
-    }
-
-    pub fn clear() -> Result<()> {
-        text::clear()
-    }
-
-    /// The holder's life: serve `value` until another client takes the clipboard; `ready`
-    /// runs once it owns it.
-    pub fn serve(value: &str, ready: impl FnOnce()) -> Result<()> {
-        text::serve(value, ready)
-    }
+/// The holder's life (the hidden `clipboard serve`): serve `value` until another client
+/// takes the clipboard; `ready` runs once it owns it.
+pub fn serve_clipboard(value: &str, ready: impl FnOnce()) -> Result<()> {
+    desktop_linux::clipboard_text::serve(value, ready)
 }

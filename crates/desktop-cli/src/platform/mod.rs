@@ -1,8 +1,9 @@
 //! The platform backend, chosen at compile time by target OS (enigo's `cfg` + `path`
 //! pattern): the one module of the binary that names a backend crate. Every other module
-//! uses [`Platform`] through `desktop_core::Desktop` and the functions each backend module
-//! offers with the same names and signatures: connecting, the refs file, the clipboard, the
-//! doctor's checks, and the process-level helpers (keeper, sandbox adoption).
+//! uses [`Platform`] through `desktop_core::Desktop` and [`SYSTEM`] through
+//! `desktop_core::System` (connecting, the clipboard, the doctor's checks, the state
+//! directory); what only Linux has (the keeper, the clipboard's holder, the sandbox) is
+//! compiled on Linux alone.
 
 #[cfg(target_os = "linux")]
 #[path = "linux.rs"]
@@ -15,6 +16,7 @@ mod imp;
 pub use imp::*;
 
 /// The system the desktop runs, as models are told (keys and habits differ).
+#[cfg(any(feature = "mcp", feature = "agent"))]
 pub fn name() -> &'static str {
     match std::env::consts::OS {
         "macos" => "macOS",

@@ -5,6 +5,7 @@ use desktop_core::action::ActionResult;
 use desktop_core::backend::{Check, Found, NoChanges, NoMemo};
 use desktop_core::request::{ActionRequest, Element};
 use desktop_core::shot::Capture;
+use desktop_core::system::{Diagnosis, System};
 use desktop_core::{
     AppList, Desktop, Error, ErrorCode, Filters, ReadData, Rect, Result, Target, WindowInfo,
     WindowList,
@@ -77,54 +78,61 @@ impl Desktop for Platform {
     }
 }
 
-pub fn prepare() -> Result<()> {
-    Ok(())
-}
+/// A platform without a backend yet.
+#[derive(Clone, Copy, Debug)]
+pub struct Unsupported;
 
-pub fn check_private() -> Result<()> {
-    Ok(())
-}
+/// The platform this binary was built for.
+pub const SYSTEM: Unsupported = Unsupported;
 
-pub async fn connect(_timeout: Duration, _warm: bool) -> Result<Platform> {
-    Err(unsupported())
-}
+impl System for Unsupported {
+    type Desktop = Platform;
+    type Clipboard = Clipboard;
 
-pub async fn run_keeper() -> i32 {
-    1
-}
-
-#[cfg(feature = "mcp")]
-pub fn runtime_dir() -> PathBuf {
-    std::env::temp_dir().join("desktop-cli")
+    fn check_private(&self) -> Result<()> {
+        Ok(())
+    }
+    fn prepare(&self) -> Result<()> {
+        Ok(())
+    }
+    async fn connect(&self, _timeout: Duration, _warm: bool) -> Result<Platform> {
+        Err(unsupported())
+    }
+    fn clipboard(&self) -> Clipboard {
+        Clipboard
+    }
+    async fn diagnose(&self, _timeout: Duration) -> Diagnosis {
+        let check = Check::new(
+            "platform",
+            Err(unsupported().message),
+            "Run desktop-cli on Linux (X11, or Xwayland with DISPLAY set)",
+        );
+        Diagnosis {
+            checks: vec![check],
+            sandboxes: Vec::new(),
+        }
+    }
+    fn state_dir(&self) -> PathBuf {
+        std::env::temp_dir().join("desktop-cli")
+    }
 }
 
 pub fn refs_path() -> PathBuf {
     std::env::temp_dir().join("desktop-cli-refs.json")
 }
 
-pub async fn doctor(_timeout: Duration) -> (Vec<Check>, Vec<u32>) {
-    let check = Check::new(
-        "platform",
-        Err(unsupported().message),
-        "Run desktop-cli on Linux (X11, or Xwayland with DISPLAY set)",
-    );
-    (vec![check], Vec::new())
-}
+/// No clipboard without a backend.
+#[derive(Clone, Copy, Debug)]
+pub struct Clipboard;
 
-pub mod clipboard {
-    use desktop_core::Result;
-    use std::time::Duration;
-
-    pub fn get(_timeout: Duration) -> Result<Option<String>> {
-        Err(super::unsupported())
+impl desktop_core::system::Clipboard for Clipboard {
+    fn get(&self, _timeout: Duration) -> Result<Option<String>> {
+        Err(unsupported())
     }
-    pub fn set(_text: &str, _timeout: Duration) -> Result<()> {
-        Err(super::unsupported())
+    fn set(&self, _text: &str, _timeout: Duration) -> Result<()> {
+        Err(unsupported())
     }
-    pub fn clear() -> Result<()> {
-        Err(super::unsupported())
-    }
-    pub fn serve(_text: &str, _ready: impl FnOnce()) -> Result<()> {
-        Err(super::unsupported())
+    fn clear(&self) -> Result<()> {
+        Err(unsupported())
     }
 }
