@@ -79,6 +79,29 @@ pub struct Found {
     pub window_id: Option<u64>,
 }
 
+/// One display of the desktop. All displays share one coordinate space, in the units
+/// elements' bounds and pointer actions use (points on macOS, pixels on X11): a display
+/// left of or above the primary one has negative coordinates. `scale` is how many image
+/// pixels one unit holds there (2 on a Retina display).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Display {
+    pub bounds: Rect,
+    pub scale: f64,
+    pub primary: bool,
+}
+
+/// The rectangle that holds every display (what "the screen" means for a capture of it
+/// all and for checking a point), `None` without displays.
+pub fn union(displays: &[Display]) -> Option<Rect> {
+    let first = displays.first()?.bounds;
+    Some(displays.iter().skip(1).fold(first, |u, d| {
+        let b = d.bounds;
+        let (x0, y0) = (u.x.min(b.x), u.y.min(b.y));
+        let (x1, y1) = ((u.x + u.w).max(b.x + b.w), (u.y + u.h).max(b.y + b.h));
+        Rect::new(x0, y0, x1 - x0, y1 - y0)
+    }))
+}
+
 /// One check of `doctor`: a part the tool needs, whether it works, and the fix when not.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Check {
@@ -147,14 +170,47 @@ pub trait Desktop {
     async fn launch(&self, cmd: &[String], wait: Duration) -> Result<ActionResult>;
     /// The change notices of `window`'s app, where it sends them.
     async fn changes(&self, window: &WindowInfo) -> Option<Self::Changes>;
-    /// The screen's rectangle, when there is one to capture and act on.
-    fn screen(&self) -> Option<Rect>;
+    /// The displays, the primary one first; none where there is nothing to capture.
+    fn displays(&self) -> Vec<Display>;
+    /// The rectangle that holds every display, when there is one to capture and act on.
+    fn screen(&self) -> Option<Rect> {
+        union(&self.displays())
+    }
     /// Where the pointer is.
     fn pointer(&self) -> Option<(i32, i32)>;
     /// Puts a top-level window above the others (before it is captured).
     fn raise(&self, window_id: u64) -> Result<()>;
-    /// A screen area's pixels.
+    /// A screen area's pixels, at the scale of the display it is on.
     async fn capture(&self, area: Rect) -> Result<Capture>;
+    /// One window's own pixels, where the platform serves them even when it is covered
+    /// (macOS, Windows); `None` where a window is captured by raising it and capturing its
+    /// area (X11).
+    async fn capture_window(&self, window: &WindowInfo) -> Result<Option<Capture>> {
+        let _ = window;
+        Ok(None)
+    }
     /// Where the ids of reads of this desktop are kept.
     fn refs_path(&self) -> PathBuf;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_screen_holds_every_display() {
+        let d = |x, y, w, h| Display {
+            bounds: Rect::new(x, y, w, h),
+            scale: 1.0,
+            primary: false,
+        };
+        assert_eq!(union(&[]), None);
+        assert_eq!(
+            union(&[d(0, 0, 1280, 800)]),
+            Some(Rect::new(0, 0, 1280, 800))
+        );
+        // A display left of and above the primary one.
+        let both = [d(0, 0, 1440, 900), d(-1920, -180, 1920, 1080)];
+        assert_eq!(union(&both), Some(Rect::new(-1920, -180, 3360, 1080)));
+    }
 }

@@ -5,7 +5,7 @@
 //! every backend inherits what they pin down.
 
 use crate::action::{ActionResult, Effect, ElementState, Route};
-use crate::backend::{Desktop, Found, NoChanges, NoMemo};
+use crate::backend::{Desktop, Display, Found, NoChanges, NoMemo};
 use crate::error::{Error, ErrorCode, Result};
 use crate::filter::{self, Filters};
 use crate::model::{AppInfo, AppList, ReadData, Target, WindowInfo, WindowList};
@@ -32,6 +32,7 @@ struct State {
     tree: Vec<Node>,
     next: u32,
     inputs: Vec<String>,
+    displays: Vec<Display>,
 }
 
 /// An element for a fake tree: role, name, bounds, children.
@@ -102,6 +103,11 @@ impl FakeDesktop {
             tree,
             next: 0,
             inputs: Vec::new(),
+            displays: vec![Display {
+                bounds: Rect::new(0, 0, 1280, 800),
+                scale: 1.0,
+                primary: true,
+            }],
         };
         state.assign_handles();
         FakeDesktop {
@@ -352,8 +358,8 @@ impl Desktop for FakeDesktop {
         None
     }
 
-    fn screen(&self) -> Option<Rect> {
-        Some(Rect::new(0, 0, 1280, 800))
+    fn displays(&self) -> Vec<Display> {
+        self.state.borrow().displays.clone()
     }
 
     fn pointer(&self) -> Option<(i32, i32)> {
@@ -364,11 +370,18 @@ impl Desktop for FakeDesktop {
         Ok(())
     }
 
+    /// A blank image at the scale of the display the area starts on.
     async fn capture(&self, area: Rect) -> Result<Capture> {
-        let (w, h) = (area.w.max(1) as u32, area.h.max(1) as u32);
+        let scale = self
+            .displays()
+            .iter()
+            .find(|d| d.bounds.contains_point(area.x, area.y))
+            .map_or(1.0, |d| d.scale);
+        let px = |units: i32| ((f64::from(units.max(1)) * scale).round() as u32).max(1);
         Ok(Capture {
             origin: (area.x, area.y),
-            image: image::RgbImage::new(w, h),
+            scale,
+            image: image::RgbImage::new(px(area.w), px(area.h)),
         })
     }
 
@@ -378,6 +391,11 @@ impl Desktop for FakeDesktop {
 }
 
 impl FakeDesktop {
+    /// Replaces the displays (several, scaled, left of or above the primary one).
+    pub fn set_displays(&self, displays: Vec<Display>) {
+        self.state.borrow_mut().displays = displays;
+    }
+
     /// An element by id (through the ref map, as every backend resolves ids) or by text.
     async fn element(&self, scope: &Target, e: &Element) -> Result<Node> {
         match e {

@@ -9,20 +9,41 @@ use image::{imageops, ImageEncoder, Rgb, RgbImage};
 /// A captured part of the screen.
 #[derive(Debug, Clone)]
 pub struct Capture {
-    /// Screen position of the image's top-left pixel.
+    /// Screen position (in the desktop's units) of the image's top-left pixel.
     pub origin: (i32, i32),
+    /// Image pixels per screen unit (2 on a Retina display).
+    pub scale: f64,
     pub image: RgbImage,
 }
 
 impl Capture {
+    /// A capture with one pixel per screen unit.
+    pub fn new(origin: (i32, i32), image: RgbImage) -> Capture {
+        Capture {
+            origin,
+            scale: 1.0,
+            image,
+        }
+    }
+
+    /// The screen area the image shows.
+    pub fn area(&self) -> Rect {
+        let (w, h) = self.image.dimensions();
+        let units = |px: u32| (f64::from(px) / self.scale).round() as i32;
+        Rect::new(self.origin.0, self.origin.1, units(w), units(h))
+    }
+
     /// Paints a screen rectangle over in flat gray (what it showed must not be seen).
     pub fn paint_over(&mut self, r: &Rect) {
         let (w, h) = self.image.dimensions();
-        let clamp = |v: i32, max: u32| v.clamp(0, max as i32) as u32;
-        let (x0, y0) = (clamp(r.x - self.origin.0, w), clamp(r.y - self.origin.1, h));
+        let s = self.scale;
+        let px = |v: i32, o: i32, max: u32| {
+            ((f64::from(v - o) * s).round() as i64).clamp(0, i64::from(max)) as u32
+        };
+        let (x0, y0) = (px(r.x, self.origin.0, w), px(r.y, self.origin.1, h));
         let (x1, y1) = (
-            clamp(r.x + r.w - self.origin.0, w),
-            clamp(r.y + r.h - self.origin.1, h),
+            px(r.x + r.w, self.origin.0, w),
+            px(r.y + r.h, self.origin.1, h),
         );
         for y in y0..y1 {
             for x in x0..x1 {
@@ -94,14 +115,16 @@ const DIGITS: [[u8; 7]; 10] = [
 /// Pixel size of one font dot.
 const DOT: u32 = 2;
 
-/// Scales the capture, then draws the grid (screen coordinates) and the marks.
+/// Scales the capture to `scale` image pixels per screen unit, then draws the grid (screen
+/// coordinates) and the marks.
 pub fn render(capture: &Capture, scale: f64, marks: &[Mark], grid: bool) -> RgbImage {
     let (w, h) = capture.image.dimensions();
-    let mut img = if (scale - 1.0).abs() < 1e-9 {
+    let resize = scale / capture.scale;
+    let mut img = if (resize - 1.0).abs() < 1e-9 {
         capture.image.clone()
     } else {
-        let sw = ((f64::from(w) * scale).round() as u32).max(1);
-        let sh = ((f64::from(h) * scale).round() as u32).max(1);
+        let sw = ((f64::from(w) * resize).round() as u32).max(1);
+        let sh = ((f64::from(h) * resize).round() as u32).max(1);
         imageops::resize(&capture.image, sw, sh, imageops::FilterType::Triangle)
     };
     let to_img = |x: i32, y: i32| {
@@ -205,11 +228,12 @@ fn label(img: &mut RgbImage, x: i64, y: i64, s: &str, c: Rgb<u8>) {
 fn draw_grid(img: &mut RgbImage, capture: &Capture, scale: f64) {
     let (w, h) = (i64::from(img.width()), i64::from(img.height()));
     let (ox, oy) = capture.origin;
-    let (cw, ch) = capture.image.dimensions();
+    let area = capture.area();
+    let (cw, ch) = (area.w, area.h);
     let line = Rgb([255, 0, 0]);
     let first = |o: i32| ((o + 49).div_euclid(50)) * 50;
     let mut sx = first(ox);
-    while sx < ox + cw as i32 {
+    while sx < ox + cw {
         let x = (f64::from(sx - ox) * scale).round() as i64;
         let major = sx % 200 == 0;
         for y in 0..h {
@@ -230,7 +254,7 @@ fn draw_grid(img: &mut RgbImage, capture: &Capture, scale: f64) {
         sx += 50;
     }
     let mut sy = first(oy);
-    while sy < oy + ch as i32 {
+    while sy < oy + ch {
         let y = (f64::from(sy - oy) * scale).round() as i64;
         let major = sy % 200 == 0;
         for x in 0..w {
@@ -298,10 +322,58 @@ mod tests {
     use super::*;
 
     fn capture() -> Capture {
+        Capture::new(
+            (100, 50),
+            RgbImage::from_pixel(400, 300, Rgb([255, 255, 255])),
+        )
+    }
+
+    /// A Retina display left of the primary one: 2 pixels a unit, negative coordinates.
+    fn retina() -> Capture {
         Capture {
-            origin: (100, 50),
-            image: RgbImage::from_pixel(400, 300, Rgb([255, 255, 255])),
+            origin: (-400, -100),
+            scale: 2.0,
+            image: RgbImage::from_pixel(800, 600, Rgb([255, 255, 255])),
         }
+    }
+
+    #[test]
+    fn retina_captures_keep_their_pixels_and_map_marks_by_scale() {
+        let c = retina();
+        assert_eq!(c.area(), Rect::new(-400, -100, 400, 300));
+        let mark = Mark {
+            id: 3,
+            rect: Rect::new(-300, -50, 100, 40),
+        };
+        // Full resolution: 2 image pixels a unit, the image as captured.
+        let img = render(&c, 2.0, &[mark], false);
+        assert_eq!(img.dimensions(), (800, 600));
+        // Screen (-300,-50) is image ((-300+400)*2, (-50+100)*2) = (200,100).
+        assert_eq!(img.get_pixel(200, 100).0, PALETTE[0]);
+        assert_eq!(img.get_pixel(399, 179).0, PALETTE[0], "bottom-right corner");
+        // One pixel a unit: half the captured size, marks where the units say.
+        let small = render(&c, 1.0, &[mark], false);
+        assert_eq!(small.dimensions(), (400, 300));
+        assert_eq!(small.get_pixel(100, 50).0, PALETTE[0]);
+    }
+
+    #[test]
+    fn painting_over_covers_screen_units_at_the_capture_scale() {
+        let mut c = retina();
+        c.paint_over(&Rect::new(-390, -90, 10, 5));
+        assert_eq!(c.image.get_pixel(20, 20).0, [128, 128, 128]);
+        assert_eq!(c.image.get_pixel(39, 29).0, [128, 128, 128]);
+        assert_eq!(c.image.get_pixel(40, 30).0, [255, 255, 255]);
+        assert_eq!(c.image.get_pixel(19, 19).0, [255, 255, 255]);
+    }
+
+    #[test]
+    fn grid_lines_follow_negative_screen_coordinates() {
+        let img = render(&retina(), 1.0, &[], true);
+        // Screen x=-350 is image x=50 (a minor line), x=-200 (major) image x=200.
+        assert_ne!(img.get_pixel(50, 140).0, [255, 255, 255]);
+        assert_ne!(img.get_pixel(200, 140).0, [255, 255, 255]);
+        assert_eq!(img.get_pixel(75, 140).0, [255, 255, 255]);
     }
 
     #[test]

@@ -220,7 +220,7 @@ pub struct ShotRequest {
     /// A screen rectangle instead.
     pub region: Option<Rect>,
     pub encoding: Encoding,
-    /// Image pixels per screen pixel, 0.1-1.0.
+    /// The share of the captured pixels kept, 0.1-1.0 (a Retina capture holds 2 a unit).
     pub scale: f64,
     /// Shrink further so the longer side is at most this many pixels.
     pub max_edge: Option<u32>,

@@ -69,9 +69,6 @@ impl X {
         }
         let image = RgbImage::from_raw(u32::from(w), u32::from(h), rgb)
             .ok_or_else(|| Error::internal("the X server returned a short image"))?;
-        Ok(Capture {
-            origin: (x0, y0),
-            image,
-        })
+        Ok(Capture::new((x0, y0), image))
     }
 }

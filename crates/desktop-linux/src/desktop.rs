@@ -172,8 +172,16 @@ impl Desktop for LinuxDesktop {
             .map(AppChanges)
     }
 
-    fn screen(&self) -> Option<Rect> {
-        self.x.as_ref().map(|x| x.screen)
+    /// X11's root window, one pixel a unit (monitors side by side share it).
+    fn displays(&self) -> Vec<desktop_core::backend::Display> {
+        self.x
+            .iter()
+            .map(|x| desktop_core::backend::Display {
+                bounds: x.screen,
+                scale: 1.0,
+                primary: true,
+            })
+            .collect()
     }
 
     fn pointer(&self) -> Option<(i32, i32)> {

@@ -156,7 +156,7 @@ pub async fn observe(d: &Platform, window: &Target, o: &Options, secrets: &Secre
             // one); names stay for the ref map, which checks them, and are blanked in the text.
             blank_values(&mut data.elements, secrets);
             let text = read::capped_text(&mut data, o.tree_tokens.max(200), o.bounds);
-            read::remember(&data);
+            read::remember(d, &data);
             (Some(data), text)
         }
         Err(e) => (

@@ -15,7 +15,7 @@ pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
         let d = connect(g).await?;
         let mut data = d.read(&args.target.target(), &filters).await?;
         data.flat = args.compact;
-        remember(&data);
+        remember(&d, &data);
         Ok::<_, Error>(data)
     }
     .await;
@@ -44,8 +44,8 @@ pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
 }
 
 /// Records the ids of this read for later actions; a failure costs only the ids.
-pub(crate) fn remember(data: &desktop_core::ReadData) {
-    let path = crate::platform::refs_path();
+pub(crate) fn remember<D: desktop_core::Desktop>(d: &D, data: &desktop_core::ReadData) {
+    let path = d.refs_path();
     if let Err(e) = desktop_core::refs::RefMap::remember(&path, data) {
         notice(&format!(
             "cannot save element ids to {}: {e}",

@@ -1,7 +1,6 @@
 //! `screenshot`: capture, optionally mark elements and draw a grid, encode, and either
 //! write the file atomically or return base64 in the envelope.
 
-use crate::platform::Platform;
 use base64::Engine;
 use desktop_core::request::Element;
 use desktop_core::shot::{self, Encoding, Mark};
@@ -83,7 +82,7 @@ pub(crate) struct Geometry {
     pub height: u32,
 }
 
-pub async fn run(d: &Platform, a: &ShotRequest, output: Option<&Path>) -> Result<Value> {
+pub async fn run<D: Desktop>(d: &D, a: &ShotRequest, output: Option<&Path>) -> Result<Value> {
     if let Some(p) = output {
         check_writable(p)?;
     }
@@ -104,13 +103,13 @@ pub async fn run(d: &Platform, a: &ShotRequest, output: Option<&Path>) -> Result
 
 /// Captures, marks and encodes; the scale shrinks further to keep the long edge within
 /// `--max-edge`.
-pub(crate) async fn take(d: &Platform, a: &ShotRequest) -> Result<Shot> {
+pub(crate) async fn take<D: Desktop>(d: &D, a: &ShotRequest) -> Result<Shot> {
     take_with(d, a, None).await
 }
 
 /// As `take`, marking the elements of a read the caller already made (the ids it showed).
-pub(crate) async fn take_with(
-    d: &Platform,
+pub(crate) async fn take_with<D: Desktop>(
+    d: &D,
     a: &ShotRequest,
     known: Option<&desktop_core::ReadData>,
 ) -> Result<Shot> {
@@ -123,6 +122,8 @@ pub(crate) async fn take_with(
     })?;
     let scope = &a.target;
     let mut window = None;
+    // A window the platform captures itself (covered or not); else raised and its area.
+    let mut direct = None;
     let area = if let Some(r) = region {
         r
     } else if let Some(id) = a.id {
@@ -139,8 +140,11 @@ pub(crate) async fn take_with(
         })?
     } else if !scope.is_empty() {
         let w = d.resolve(scope).await?;
-        if let Some(id) = w.id {
-            d.raise(id)?;
+        direct = d.capture_window(&w).await?;
+        if direct.is_none() {
+            if let Some(id) = w.id {
+                d.raise(id)?;
+            }
         }
         let b = w
             .bounds
@@ -165,7 +169,7 @@ pub(crate) async fn take_with(
                     Some(w) => d.read_window(w.clone(), &filters, None).await?,
                     None => d.read(scope, &filters).await?,
                 };
-                super::read::remember(&fresh);
+                super::read::remember(d, &fresh);
                 &fresh
             }
         };
@@ -179,19 +183,26 @@ pub(crate) async fn take_with(
             });
         }
     }
-    let mut capture = d.capture(area).await?;
+    let mut capture = match direct {
+        Some(c) => c,
+        None => d.capture(area).await?,
+    };
     for r in &a.hide {
         capture.paint_over(r);
     }
     let (cw, ch) = capture.image.dimensions();
-    let mut scale = a.scale;
+    // `--scale` shrinks the pixels captured (a Retina capture holds 2 a unit); the image's
+    // scale is in pixels per screen unit.
+    let mut shrink = a.scale;
     if let Some(edge) = a.max_edge {
         let long = f64::from(cw.max(ch));
-        if long * scale > f64::from(edge) {
-            scale = (f64::from(edge) / long).max(0.01);
+        if long * shrink > f64::from(edge) {
+            shrink = (f64::from(edge) / long).max(0.01);
         }
     }
+    let scale = shrink * capture.scale;
     let img = shot::render(&capture, scale, &marks, a.grid);
+    let shown = capture.area();
     let bytes = shot::encode(&img, enc)
         .map_err(|e| Error::internal(format!("cannot encode the image: {e}")))?;
     let mut meta = json!({
@@ -200,7 +211,7 @@ pub(crate) async fn take_with(
         "height": img.height(),
         "scale": scale,
         "origin": [capture.origin.0, capture.origin.1],
-        "region": [capture.origin.0, capture.origin.1, cw, ch],
+        "region": [shown.x, shown.y, shown.w, shown.h],
         "bytes": bytes.len(),
     });
     if a.annotate {
@@ -223,4 +234,89 @@ pub(crate) async fn take_with(
         bytes,
         mime,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! Screenshots on the in-memory desktop with a Retina display left of and above the
+    //! primary one: the image keeps the captured pixels, and its geometry maps image points
+    //! back to the right screen points.
+
+    use super::*;
+    use desktop_core::backend::Display;
+    use desktop_core::fake::{block_on, el, refs_file, FakeDesktop};
+    use desktop_core::{Role, Target};
+
+    fn desktop(test: &str) -> FakeDesktop {
+        let tree = vec![el(Role::Button, "OK", (10, 10, 80, 20), vec![])];
+        let d = FakeDesktop::new("demo", "Form", tree, refs_file(test));
+        d.set_displays(vec![
+            Display {
+                bounds: Rect::new(0, 0, 1440, 900),
+                scale: 1.0,
+                primary: true,
+            },
+            Display {
+                bounds: Rect::new(-800, -100, 800, 600),
+                scale: 2.0,
+                primary: false,
+            },
+        ]);
+        d
+    }
+
+    fn request(region: Rect, scale: f64, max_edge: Option<u32>) -> ShotRequest {
+        ShotRequest {
+            target: Target::default(),
+            id: None,
+            region: Some(region),
+            encoding: Encoding::Png,
+            scale,
+            max_edge,
+            annotate: false,
+            grid: false,
+            hide: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_retina_region_keeps_its_pixels_and_maps_back_to_the_screen() {
+        let d = desktop("shot-retina");
+        assert_eq!(d.screen(), Some(Rect::new(-800, -100, 2240, 1000)));
+        let shot = block_on(take(
+            &d,
+            &request(Rect::new(-700, -50, 200, 100), 1.0, None),
+        ))
+        .unwrap();
+        let g = shot.geometry;
+        assert_eq!((g.width, g.height), (400, 200));
+        assert_eq!((g.origin, g.scale), ((-700, -50), 2.0));
+        assert_eq!(shot.meta["region"], json!([-700, -50, 200, 100]));
+        // Image (200,100) is screen (-700 + 200/2, -50 + 100/2).
+        let to_screen = |px: f64, py: f64| {
+            (
+                g.origin.0 + (px / g.scale).round() as i32,
+                g.origin.1 + (py / g.scale).round() as i32,
+            )
+        };
+        assert_eq!(to_screen(200.0, 100.0), (-600, 0));
+        // Shrunk to a 100-pixel edge: a quarter of the pixels, half a pixel a unit.
+        let small = block_on(take(
+            &d,
+            &request(Rect::new(-700, -50, 200, 100), 1.0, Some(100)),
+        ))
+        .unwrap();
+        assert_eq!((small.geometry.width, small.geometry.scale), (100, 0.5));
+    }
+
+    #[test]
+    fn the_primary_display_stays_one_pixel_a_unit() {
+        let d = desktop("shot-primary");
+        let shot = block_on(take(&d, &request(Rect::new(100, 50, 300, 200), 0.5, None))).unwrap();
+        let g = shot.geometry;
+        assert_eq!(
+            (g.width, g.height, g.scale, g.origin),
+            (150, 100, 0.5, (100, 50))
+        );
+    }
 }

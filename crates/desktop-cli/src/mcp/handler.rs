@@ -301,7 +301,7 @@ async fn read_tool(d: &Platform, a: p::Read) -> Result<CallToolResult> {
     // The token cap: about four characters a token in the text tree.
     let max_tokens = a.max_tokens.unwrap_or(8000).max(100);
     let text = read::capped_text(&mut data, max_tokens, true);
-    read::remember(&data);
+    read::remember(d, &data);
     Ok(structured(&data, Some(text)))
 }
 

@@ -101,11 +101,6 @@ pub async fn run_keeper() -> i32 {
     }
 }
 
-/// Where the ids of reads of the desktop in use are kept.
-pub fn refs_path() -> PathBuf {
-    desktop_linux::sandbox::refs_path()
-}
-
 /// The X11 clipboard: text in, text out, kept alive after this process exits by a holder
 /// process (`clipboard serve`).
 #[derive(Clone, Copy, Debug)]

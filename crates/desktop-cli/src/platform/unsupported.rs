@@ -61,8 +61,8 @@ impl Desktop for Platform {
     async fn changes(&self, _: &WindowInfo) -> Option<NoChanges> {
         None
     }
-    fn screen(&self) -> Option<Rect> {
-        None
+    fn displays(&self) -> Vec<desktop_core::backend::Display> {
+        Vec::new()
     }
     fn pointer(&self) -> Option<(i32, i32)> {
         None

@@ -178,7 +178,7 @@ impl LinuxDesktop {
     pub async fn element(&self, scope: &Target, e: &Element) -> Result<Live> {
         match e {
             Element::Id(id) => {
-                let map = RefMap::load(&crate::sandbox::refs_path());
+                let map = RefMap::load(&desktop_core::Desktop::refs_path(self));
                 self.element_by_id(&map, *id, scope).await
             }
             Element::Text { text, role, exact } => {
