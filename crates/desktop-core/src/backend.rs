@@ -6,7 +6,7 @@ use crate::action::ActionResult;
 use crate::error::Result;
 use crate::filter::Filters;
 use crate::model::{AppList, ReadData, Target, WindowInfo, WindowList};
-use crate::node::Rect;
+use crate::node::{Handle, Rect};
 use crate::request::{ActionRequest, Element};
 use crate::role::Role;
 use crate::shot::Capture;
@@ -17,8 +17,8 @@ use std::time::Duration;
 /// What a reader keeps between reads of one window (`observe`): what it learned, and which
 /// elements the app reported changed since.
 pub trait ReadMemo: Default {
-    /// The app reported a change of the element at `path` (of its children, or itself).
-    fn touched(&mut self, path: &str, children: bool);
+    /// The app reported a change of the element `handle` (of its children, or itself).
+    fn touched(&mut self, handle: &Handle, children: bool);
     /// Forget everything: the next read asks about every element again.
     fn clear(&mut self);
     /// Whether earlier reads had to ask element by element (parts the app sends no change
@@ -31,18 +31,17 @@ pub trait ReadMemo: Default {
 pub struct NoMemo;
 
 impl ReadMemo for NoMemo {
-    fn touched(&mut self, _: &str, _: bool) {}
+    fn touched(&mut self, _: &Handle, _: bool) {}
     fn clear(&mut self) {}
     fn walked_any(&self) -> bool {
         true
     }
 }
 
-/// A change an app reported: the element (its handle's path) and whether it was its
-/// children that changed.
+/// A change an app reported: the element and whether it was its children that changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Change {
-    pub path: String,
+    pub handle: Handle,
     pub children: bool,
 }
 

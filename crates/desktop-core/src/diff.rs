@@ -245,10 +245,7 @@ mod tests {
         Node {
             role,
             name: name.into(),
-            handle: Handle {
-                owner: ":1.2".into(),
-                path: path.into(),
-            },
+            handle: Handle::new(path),
             bounds: Some(Rect::new(0, y, 50, 20)),
             ..Node::default()
         }

@@ -7,7 +7,7 @@
 use crate::action::{ActionResult, Effect, ElementState, Route};
 use crate::backend::{Desktop, Display, Found, NoChanges, NoMemo};
 use crate::error::{Error, ErrorCode, Result};
-use crate::filter::{self, Filters};
+use crate::filter::Filters;
 use crate::model::{AppInfo, AppList, ReadData, Target, WindowInfo, WindowList};
 use crate::node::{Handle, Node, Rect, States};
 use crate::refs::{self, Probe, RefMap, WindowRefs};
@@ -16,8 +16,6 @@ use crate::shot::Capture;
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::time::Duration;
-
-const OWNER: &str = ":fake.1";
 
 /// The fake desktop. Handles are `/fake/N`, given to every element without one.
 #[derive(Debug)]
@@ -51,12 +49,9 @@ impl State {
     fn assign_handles(&mut self) {
         fn walk(nodes: &mut [Node], next: &mut u32) {
             for n in nodes {
-                if n.handle.path.is_empty() {
+                if n.handle.is_empty() {
                     *next += 1;
-                    n.handle = Handle {
-                        owner: OWNER.into(),
-                        path: format!("/fake/{next}"),
-                    };
+                    n.handle = Handle::new(format!("/fake/{next}"));
                 }
                 walk(&mut n.children, next);
             }
@@ -93,10 +88,7 @@ impl FakeDesktop {
             focused: true,
             a11y: true,
             modal: false,
-            handle: Some(Handle {
-                owner: OWNER.into(),
-                path: "/fake/window".into(),
-            }),
+            handle: Some(Handle::new("/fake/window")),
         };
         let mut state = State {
             window: Some(window),
@@ -135,10 +127,7 @@ impl FakeDesktop {
 
     /// The element with this handle path, as it is now.
     pub fn node(&self, path: &str) -> Option<Node> {
-        let h = Handle {
-            owner: OWNER.into(),
-            path: path.into(),
-        };
+        let h = Handle::new(path);
         self.state.borrow_mut().find_mut(&h).cloned()
     }
 
@@ -163,7 +152,7 @@ impl FakeDesktop {
     /// Applies an action to one element the way a toolkit would, and logs it.
     fn apply(&self, handle: &Handle, action: &Action) -> Result<(Route, Effect)> {
         let mut s = self.state.borrow_mut();
-        let log = format!("{} {}", action.name(), handle.path);
+        let log = format!("{} {}", action.name(), handle.as_str());
         let n = s
             .find_mut(handle)
             .ok_or_else(|| Error::new(ErrorCode::StaleRef, "the element is gone"))?;
@@ -288,25 +277,14 @@ impl Desktop for FakeDesktop {
         filters: &Filters,
         _memo: Option<&mut NoMemo>,
     ) -> Result<ReadData> {
-        let tree = self.state.borrow().tree.clone();
-        let nodes = filter::structural(tree, filters);
-        let nodes = filter::spatial_and_text(nodes, filters, self.screen());
-        let mut nodes = if filters.full {
-            nodes
-        } else {
-            filter::simplify(nodes, filters)
-        };
-        let total = filter::number_and_cap(&mut nodes, filters.max_elements);
-        Ok(ReadData {
+        let walked = crate::pipeline::Walked {
             window,
-            ts: 0,
-            elements: nodes,
-            total,
-            shown: filters.max_elements.map_or(total, |m| total.min(m)),
-            flat: false,
+            children: self.state.borrow().tree.clone(),
             incomplete: None,
             timing: Vec::new(),
-        })
+        };
+        // Its elements carry their bounds and values already: nothing to hydrate.
+        crate::pipeline::finish(walked, filters, self.screen(), async |_| Ok(())).await
     }
 
     async fn find(&self, scope: &Target, element: &Element) -> Result<Found> {

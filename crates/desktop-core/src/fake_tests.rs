@@ -66,7 +66,7 @@ fn cancel_handle(d: &FakeDesktop) -> String {
     d.mutate(|t| {
         t[0].walk(&mut |x| {
             if x.name == "Cancel" {
-                path = x.handle.path.clone();
+                path = x.handle.as_str().to_string();
             }
         })
     });

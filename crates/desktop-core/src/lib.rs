@@ -15,6 +15,7 @@ pub mod hint;
 pub mod keys;
 pub mod model;
 pub mod node;
+pub mod pipeline;
 pub mod private;
 pub mod refs;
 pub mod render;

@@ -177,13 +177,26 @@ impl std::ops::BitOr for Caps {
     }
 }
 
-/// The backend's own address of an element (on Linux: the app's accessibility bus name and
-/// the object's path).
-/// Opaque to the core; kept so an action can reach the element without a re-read.
+/// The backend's own address of an element, written by the backend and read by it alone
+/// (core only compares and stores it): kept so an action can reach the element without a
+/// re-read, and saved with the ids of a read for the next process. Empty: none.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize)]
-pub struct Handle {
-    pub owner: String,
-    pub path: String,
+#[serde(transparent)]
+pub struct Handle(String);
+
+impl Handle {
+    pub fn new(address: impl Into<String>) -> Handle {
+        Handle(address.into())
+    }
+
+    /// The address as the backend wrote it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// One element of a window's tree.

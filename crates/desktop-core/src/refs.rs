@@ -348,10 +348,7 @@ mod tests {
             id,
             role,
             name: name.into(),
-            handle: Handle {
-                owner: ":1.5".into(),
-                path: path.into(),
-            },
+            handle: Handle::new(path),
             bounds: Some(Rect::new(id as i32 * 10, 0, 10, 10)),
             children,
             ..Node::default()
@@ -460,7 +457,7 @@ mod tests {
                 node(0, Role::Button, "Cancel", "/13", vec![]),
             ],
         )];
-        assert_eq!(rematch(&entry, &fresh).unwrap().handle.path, "/13");
+        assert_eq!(rematch(&entry, &fresh).unwrap().handle.as_str(), "/13");
         // Gone.
         let gone = vec![node(
             0,

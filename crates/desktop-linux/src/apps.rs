@@ -213,10 +213,7 @@ async fn frame(bus: &Bus, owner: &str, path: &str) -> Result<Frame, CallError> {
     let st = convert::state_set(&states?);
     let role = convert::role(convert::role_number(role?), st);
     Ok(Frame {
-        handle: Handle {
-            owner: owner.to_string(),
-            path: path.to_string(),
-        },
+        handle: crate::bus::handle(owner, path),
         name: name.unwrap_or_default(),
         states: convert::states(st, &role),
         bounds: extents

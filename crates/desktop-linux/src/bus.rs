@@ -1,6 +1,7 @@
 //! The thin D-Bus layer: one connection to the accessibility bus, every call bounded by a
 //! timeout, D-Bus failures sorted into the few kinds the reader acts on.
 
+use desktop_core::Handle;
 use serde::de::DeserializeOwned;
 use std::time::Duration;
 use zbus::zvariant::{DynamicType, OwnedObjectPath, OwnedValue, Type};
@@ -27,6 +28,29 @@ pub type ObjectRef = (String, OwnedObjectPath);
 pub fn owned(parent: &str, (owner, path): &ObjectRef) -> (String, String) {
     let owner = if owner.is_empty() { parent } else { owner };
     (owner.to_string(), path.as_str().to_string())
+}
+
+/// An element's address as its [`Handle`] carries it: the app's bus name, then the object
+/// path (a bus name holds no `/`, so the path starts at the first one).
+pub trait Addr {
+    fn owner(&self) -> &str;
+    fn path(&self) -> &str;
+}
+
+impl Addr for Handle {
+    fn owner(&self) -> &str {
+        let s = self.as_str();
+        &s[..s.find('/').unwrap_or(s.len())]
+    }
+    fn path(&self) -> &str {
+        let s = self.as_str();
+        &s[s.find('/').unwrap_or(s.len())..]
+    }
+}
+
+/// The handle of the object at `path` of the app at `owner`.
+pub fn handle(owner: impl AsRef<str>, path: impl AsRef<str>) -> Handle {
+    Handle::new(format!("{}{}", owner.as_ref(), path.as_ref()))
 }
 
 /// Why a call failed, in the terms the reader acts on.
@@ -231,7 +255,7 @@ impl Bus {
     /// The element's parent; `None` at the top or when the app does not say.
     pub async fn parent(&self, at: &desktop_core::Handle) -> Option<desktop_core::Handle> {
         let parent: ObjectRef = self
-            .property(&at.owner, &at.path, ACCESSIBLE, "Parent")
+            .property(at.owner(), at.path(), ACCESSIBLE, "Parent")
             .await
             .ok()?
             .try_into()
@@ -239,8 +263,8 @@ impl Bus {
         if parent.1.as_str() == "/org/a11y/atspi/null" {
             return None;
         }
-        let (owner, path) = owned(&at.owner, &parent);
-        Some(desktop_core::Handle { owner, path })
+        let (owner, path) = owned(at.owner(), &parent);
+        Some(handle(owner, path))
     }
 
     /// The pid of the process behind a bus name (answered by the bus daemon, so it works

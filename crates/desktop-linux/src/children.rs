@@ -6,6 +6,7 @@
 //! cells in view when it is a table, else as its first children by index, and says how
 //! many it has in all.
 
+use crate::bus::Addr;
 use crate::bus::{Bus, CallError, ObjectRef, ACCESSIBLE, COMPONENT, TABLE};
 use crate::cells::{Cell, Cells};
 use desktop_core::{Caps, Node, Rect};
@@ -34,7 +35,7 @@ pub(crate) async fn children(
     view: Option<Rect>,
     cells: Option<&Cells>,
 ) -> Result<Kids, CallError> {
-    let (o, p) = (node.handle.owner.as_str(), node.handle.path.as_str());
+    let (o, p) = (node.handle.owner(), node.handle.path());
     // A cached container that manages its descendants says -1: ask for the count.
     let count = if node.child_count == u32::MAX {
         let v: OwnedValue = bus.property(o, p, ACCESSIBLE, "ChildCount").await?;

@@ -4,6 +4,7 @@
 //! become the element's hint and, where the toolkit says the element takes clicks, make it
 //! count as interactive.
 
+use crate::bus::Addr;
 use crate::bus::{Bus, CallError, ACCESSIBLE};
 use crate::hydrate::action_names;
 use desktop_core::node::wordless;
@@ -43,11 +44,11 @@ pub async fn gather(bus: &Bus, nodes: &mut [Node], visible_only: bool) -> Result
         let delegated =
             actions.iter().any(|a| a == "clickAncestor") && !hint.is_empty() && icon_like(n);
         let clickable = !n.role.is_interactive() && (own_click || delegated);
-        found.insert(n.handle.path.clone(), (hint, clickable));
+        found.insert(n.handle.path().to_string(), (hint, clickable));
     }
     for n in nodes.iter_mut() {
         n.walk_mut(&mut |x| {
-            if let Some((hint, clickable)) = found.remove(&x.handle.path) {
+            if let Some((hint, clickable)) = found.remove(x.handle.path()) {
                 x.hint = hint;
                 x.clickable = clickable;
             }
@@ -89,7 +90,7 @@ fn icon_like(n: &Node) -> bool {
 }
 
 async fn ask(bus: &Bus, n: &Node) -> Result<(HashMap<String, String>, Vec<String>), CallError> {
-    let (o, p) = (n.handle.owner.as_str(), n.handle.path.as_str());
+    let (o, p) = (n.handle.owner(), n.handle.path());
     let (attrs, actions) = tokio::join!(
         bus.call::<_, HashMap<String, String>>(o, p, ACCESSIBLE, "GetAttributes", &()),
         action_names(bus, o, p)

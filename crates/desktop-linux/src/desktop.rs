@@ -1,11 +1,12 @@
 //! The contract (`desktop_core::Desktop`) on Linux: reading through AT-SPI, acting through
 //! `act`, capturing and raising through X11, change notices from AT-SPI events.
 
+use crate::bus::Addr;
 use crate::{app_error, events, sandbox};
 use crate::{apps, clues, hydrate, identity, tree, windows, LinuxDesktop, LIST_BUDGET};
 use desktop_core::action::ActionResult;
 use desktop_core::backend::{Change, Changes, Found, ReadMemo};
-use desktop_core::filter;
+use desktop_core::pipeline::{self, Walked};
 use desktop_core::request::{ActionRequest, Element};
 use desktop_core::shot::Capture;
 use desktop_core::{
@@ -18,8 +19,8 @@ use std::time::{Duration, Instant};
 use zbus::MessageStream;
 
 impl ReadMemo for tree::Memo {
-    fn touched(&mut self, path: &str, children: bool) {
-        tree::Memo::touched(self, path, children);
+    fn touched(&mut self, handle: &desktop_core::Handle, children: bool) {
+        tree::Memo::touched(self, handle.path(), children);
     }
     fn clear(&mut self) {
         tree::Memo::clear(self);
@@ -45,8 +46,9 @@ fn change_of(msg: &zbus::Message) -> Option<Change> {
     let children = header
         .member()
         .is_some_and(|m| m.as_str() == "ChildrenChanged");
+    let sender = header.sender().map(|s| s.as_str()).unwrap_or_default();
     Some(Change {
-        path: path.as_str().to_string(),
+        handle: crate::bus::handle(sender, path.as_str()),
         children,
     })
 }
@@ -165,7 +167,7 @@ impl Desktop for LinuxDesktop {
     }
 
     async fn changes(&self, window: &WindowInfo) -> Option<AppChanges> {
-        let owner = window.handle.as_ref()?.owner.clone();
+        let owner = window.handle.as_ref()?.owner().to_string();
         events::object_events(&self.bus, &owner)
             .await
             .ok()
@@ -233,14 +235,14 @@ async fn read_window_with(
     let (bus, known) = match &d.warm {
         Some(w) => {
             let (bus, cache) = w
-                .app(&d.bus, &handle.owner)
+                .app(&d.bus, handle.owner())
                 .await
                 .map_err(|e| app_error(e, &window.app, d.timeout))?;
             (bus, Some(cache))
         }
         None => (
             d.bus
-                .with_peer(&handle.owner)
+                .with_peer(handle.owner())
                 .await
                 .map_err(|e| app_error(e, &window.app, d.timeout))?,
             None,
@@ -261,44 +263,31 @@ async fn read_window_with(
     timing.push(("walk", stats.walk_ms));
     timing.push(("cache_items", stats.cache_items as f64));
     timing.push(("walked", stats.walked as f64));
-    let mut nodes = filter::structural(root.children, filters);
-    let t = Instant::now();
     let want = hydrate::Want {
         bounds: true,
         values: true,
         actions: filters.actions,
         skip_pass_through: !filters.full,
     };
-    hydrate::hydrate(&bus, &mut nodes, want)
-        .await
-        .map_err(|e| app_error(e, &window.app, d.timeout))?;
-    timing.push(("hydrate", t.elapsed().as_secs_f64() * 1000.0));
-    if let (true, Some(w)) = (stats.window_relative, window.bounds) {
-        // GTK 4 reports boxes from its window's corner: moved to the screen's.
-        for n in &mut nodes {
-            n.shift(w.x, w.y);
-        }
-    }
-    let screen = d.x.as_ref().map(|x| x.screen).or(window.bounds);
-    let nodes = filter::spatial_and_text(nodes, filters, screen);
-    let mut nodes = if filters.full {
-        nodes
-    } else {
-        filter::simplify(nodes, filters)
-    };
-    let total = filter::number_and_cap(&mut nodes, filters.max_elements);
-    let shown = filters.max_elements.map_or(total, |m| total.min(m));
-    let ts = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    Ok(ReadData {
+    let (app, timeout) = (window.app.clone(), d.timeout);
+    // GTK 4 reports boxes from its window's corner: moved to the screen's.
+    let shift = stats.window_relative.then_some(window.bounds).flatten();
+    let walked = Walked {
         window,
-        ts,
-        elements: nodes,
-        total,
-        shown,
-        flat: false,
+        children: root.children,
         incomplete: stats.incomplete.map(str::to_string),
         timing,
-    })
+    };
+    let hydrate = async |nodes: &mut Vec<desktop_core::Node>| {
+        hydrate::hydrate(&bus, nodes, want)
+            .await
+            .map_err(|e| app_error(e, &app, timeout))?;
+        if let Some(w) = shift {
+            for n in nodes.iter_mut() {
+                n.shift(w.x, w.y);
+            }
+        }
+        Ok(())
+    };
+    pipeline::finish(walked, filters, d.screen(), hydrate).await
 }

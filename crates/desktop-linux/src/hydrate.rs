@@ -1,6 +1,7 @@
 //! Fetching what the cache lacks (bounds, values, action names) for the elements that
 //! survived the structural filters only, every call in flight at once.
 
+use crate::bus::Addr;
 use crate::bus::{Bus, CallError, ACCESSIBLE, ACTION, COMPONENT, VALUE};
 use crate::convert::format_number;
 use desktop_core::{filter, Caps, Node, Rect, Role, States};
@@ -112,7 +113,7 @@ pub fn has_value(n: &Node) -> bool {
 }
 
 async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
-    let (o, p) = (n.handle.owner.as_str(), n.handle.path.as_str());
+    let (o, p) = (n.handle.owner(), n.handle.path());
     let bounds = async {
         // Bounds asked for earlier in this read (to tell what is showing) are current.
         if want.bounds && n.caps.contains(Caps::COMPONENT) && n.bounds.is_none() {
@@ -195,7 +196,7 @@ pub async fn action_names(bus: &Bus, o: &str, p: &str) -> Result<Vec<String>, Ca
 /// `valuetext` attribute follows both and wins; else the text (a date edit's Value says
 /// nothing), else the Value. An empty segment of a date field shows nothing.
 pub(crate) async fn spin_shows(bus: &Bus, n: &Node) -> Result<Option<String>, CallError> {
-    let (o, p) = (n.handle.owner.as_str(), n.handle.path.as_str());
+    let (o, p) = (n.handle.owner(), n.handle.path());
     let attrs = bus.call::<_, HashMap<String, String>>(o, p, ACCESSIBLE, "GetAttributes", &());
     let text = async {
         if n.caps.contains(Caps::TEXT) {

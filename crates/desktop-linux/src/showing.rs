@@ -9,6 +9,7 @@
 //! showing parents, so hidden pages cost nothing below them. GTK 2 (GAIL) says SHOWING of
 //! everything but the items of an open popup menu: its menu bar's selection tells which.
 
+use crate::bus::Addr;
 use crate::bus::{Bus, CallError, ObjectRef, ACCESSIBLE, COMPONENT};
 use desktop_core::{Caps, Handle, Node, Rect, Role, States};
 use futures_util::future::join_all;
@@ -92,7 +93,7 @@ pub(crate) async fn derive(bus: &Bus, root: &mut Node) -> Result<(), CallError> 
             .map(|p| {
                 let n = at(root, p);
                 let boxed = n.states.contains(States::VISIBLE) && n.caps.contains(Caps::COMPONENT);
-                boxed.then(|| (n.handle.owner.clone(), n.handle.path.clone()))
+                boxed.then(|| (n.handle.owner().to_string(), n.handle.path().to_string()))
             })
             .collect();
         let boxes = join_all(asks.iter().map(|a| async move {
@@ -154,7 +155,7 @@ async fn hidden_pages_of(
     let picked = chosen.as_ref().and_then(|c| {
         pages
             .iter()
-            .find(|&&i| c.contains(&n.children[i].handle.path))
+            .find(|&&i| c.contains(n.children[i].handle.path()))
     });
     if let Some(&shown) = picked {
         return Ok(pages.into_iter().filter(|&i| i != shown).collect());
@@ -162,7 +163,7 @@ async fn hidden_pages_of(
     if !root.caps.contains(Caps::COMPONENT) {
         return Ok(Vec::new());
     }
-    let (o, p) = (root.handle.owner.as_str(), root.handle.path.as_str());
+    let (o, p) = (root.handle.owner(), root.handle.path());
     let (cx, cy) = area.center();
     let points = [
         (cx, cy),
@@ -205,8 +206,8 @@ async fn chosen_pages(bus: &Bus, root: &Node) -> Result<HashSet<String>, CallErr
     });
     let sets = join_all(tabs.iter().map(|t| {
         bus.call::<_, Vec<(u32, Vec<ObjectRef>)>>(
-            &t.handle.owner,
-            &t.handle.path,
+            t.handle.owner(),
+            t.handle.path(),
             ACCESSIBLE,
             "GetRelationSet",
             &(),
@@ -232,7 +233,7 @@ async fn chosen_pages(bus: &Bus, root: &Node) -> Result<HashSet<String>, CallErr
 
 /// Whether the subtree of `n` holds the element at object path `path`.
 fn holds(n: &Node, path: &str) -> bool {
-    n.handle.path == path || n.children.iter().any(|c| holds(c, path))
+    n.handle.path() == path || n.children.iter().any(|c| holds(c, path))
 }
 
 /// Sets SHOWING on the items of open popup menus under `root` (GTK 2): a menu bar's (or
@@ -245,8 +246,8 @@ pub(crate) async fn derive_popups(bus: &Bus, root: &mut Node) -> Result<(), Call
         let n = at(root, &path);
         let selected = bus
             .call::<_, ObjectRef>(
-                &n.handle.owner,
-                &n.handle.path,
+                n.handle.owner(),
+                n.handle.path(),
                 SELECTION,
                 "GetSelectedChild",
                 &(0i32,),
@@ -257,7 +258,7 @@ pub(crate) async fn derive_popups(bus: &Bus, root: &mut Node) -> Result<(), Call
             Err(CallError::Timeout) => return Err(CallError::Timeout),
             Err(_) => continue,
         };
-        let Some(i) = n.children.iter().position(|c| c.handle.path == chosen) else {
+        let Some(i) = n.children.iter().position(|c| c.handle.path() == chosen) else {
             continue;
         };
         let open = &mut n.children[i];
@@ -285,7 +286,7 @@ pub(crate) async fn closed_popups(bus: &Bus, root: &mut Node) -> Result<(), Call
     collect_combo_lists(root, &mut Vec::new(), &mut lists);
     let boxes = join_all(lists.iter().map(|p| {
         let n = at_ref(root, p);
-        let (o, path) = (n.handle.owner.clone(), n.handle.path.clone());
+        let (o, path) = (n.handle.owner().to_string(), n.handle.path().to_string());
         async move {
             bus.call::<_, (i32, i32, i32, i32)>(&o, &path, COMPONENT, "GetExtents", &(0u32,))
                 .await
@@ -333,7 +334,13 @@ pub(crate) async fn in_empty_list(bus: &Bus, item: &Handle) -> bool {
         return false;
     };
     let b = bus
-        .call::<_, (i32, i32, i32, i32)>(&list.owner, &list.path, COMPONENT, "GetExtents", &(0u32,))
+        .call::<_, (i32, i32, i32, i32)>(
+            list.owner(),
+            list.path(),
+            COMPONENT,
+            "GetExtents",
+            &(0u32,),
+        )
         .await;
     matches!(b, Ok((_, _, w, h)) if w <= 0 || h <= 0)
 }
@@ -349,14 +356,14 @@ pub(crate) async fn popup_item_shows(bus: &Bus, item: &Handle) -> bool {
     };
     let selected = bus
         .call::<_, ObjectRef>(
-            &bar.owner,
-            &bar.path,
+            bar.owner(),
+            bar.path(),
             SELECTION,
             "GetSelectedChild",
             &(0i32,),
         )
         .await;
-    selected.is_ok_and(|(_, p)| p.as_str() == menu.path)
+    selected.is_ok_and(|(_, p)| p.as_str() == menu.path())
 }
 
 /// Paths of the showing menu bars under `n` (menus holding menus, with a selection).

@@ -4,6 +4,7 @@
 //! children of MANAGES_DESCENDANTS containers) a level-by-level walk fills in, with every
 //! call of a level in flight at once.
 
+use crate::bus::Addr;
 use crate::bus::{Bus, CallError, ACCESSIBLE, APPLICATION, CACHE, CACHE_PATH, ROOT_PATH};
 use crate::cells::Cells;
 use crate::children::{self, Kids};
@@ -143,7 +144,7 @@ pub async fn read_subtree_with(
         showing: quirk,
     } = match known {
         Some(k) => k,
-        None => fetch_app_cache(bus, &root.owner).await?,
+        None => fetch_app_cache(bus, root.owner()).await?,
     };
     // Where SHOWING is not reported, hidden parts are only known after the walk.
     let limits = Limits {
@@ -158,13 +159,13 @@ pub async fn read_subtree_with(
     let mut arena: Vec<Slot> = Vec::new();
     let mut frontier: Vec<usize> = Vec::new();
     let t = Instant::now();
-    let index = cache.and_then(|c| index_cache(c, &root.path));
+    let index = cache.and_then(|c| index_cache(c, root.path()));
     match &index {
         Some(ix) => {
             build_from_cache(
                 ix,
-                &root.path,
-                &root.owner,
+                root.path(),
+                root.owner(),
                 0,
                 limits,
                 &mut arena,
@@ -301,10 +302,7 @@ fn node_from_cache(item: &CacheEntry, owner: &str) -> Node {
         caps: convert::caps(ifaces),
         // -1: a MANAGES_DESCENDANTS container whose children the toolkit does not cache.
         child_count: u32::try_from(*child_count).unwrap_or(u32::MAX),
-        handle: Handle {
-            owner: owner.to_string(),
-            path: obj.1.as_str().to_string(),
-        },
+        handle: crate::bus::handle(owner, obj.1.as_str()),
         ..Node::default()
     }
 }
@@ -391,7 +389,7 @@ impl Walker<'_, '_> {
                 .iter()
                 .map(|&i| {
                     let m = memo.as_deref()?;
-                    let p = &arena[i].node.handle.path;
+                    let p = arena[i].node.handle.path();
                     (!m.dirty_children.contains(p))
                         .then(|| m.children.get(p).cloned())
                         .flatten()
@@ -426,7 +424,7 @@ impl Walker<'_, '_> {
             if let Some(m) = memo.as_deref_mut() {
                 for (&i, list) in frontier.iter().zip(&lists) {
                     if let Ok(list) = list {
-                        let p = arena[i].node.handle.path.clone();
+                        let p = arena[i].node.handle.path().to_string();
                         m.dirty_children.remove(&p);
                         m.children.insert(p, list.clone());
                     }
@@ -448,7 +446,7 @@ impl Walker<'_, '_> {
                 }
                 for (owner, path) in list {
                     let owner = if owner.is_empty() {
-                        arena[parent].node.handle.owner.clone()
+                        arena[parent].node.handle.owner().to_string()
                     } else {
                         owner
                     };
@@ -458,13 +456,7 @@ impl Walker<'_, '_> {
                     });
                     match cached {
                         Some(c) => arena[parent].children.push(c),
-                        None => wanted.push((
-                            parent,
-                            Handle {
-                                owner,
-                                path: path.as_str().to_string(),
-                            },
-                        )),
+                        None => wanted.push((parent, crate::bus::handle(&owner, path.as_str()))),
                     }
                 }
             }
@@ -472,8 +464,8 @@ impl Walker<'_, '_> {
                 .iter()
                 .map(|(_, h)| {
                     let m = memo.as_deref()?;
-                    (!m.dirty_info.contains(&h.path))
-                        .then(|| m.info.get(&h.path).cloned())
+                    (!m.dirty_info.contains(h.path()))
+                        .then(|| m.info.get(h.path()).cloned())
                         .flatten()
                 })
                 .collect();
@@ -502,8 +494,8 @@ impl Walker<'_, '_> {
                     Err(_) => continue,
                 };
                 if let Some(m) = memo.as_deref_mut() {
-                    m.dirty_info.remove(&node.handle.path);
-                    m.info.insert(node.handle.path.clone(), node.clone());
+                    m.dirty_info.remove(node.handle.path());
+                    m.info.insert(node.handle.path().to_string(), node.clone());
                 }
                 let idx = arena.len();
                 arena.push(Slot {
@@ -529,7 +521,7 @@ pub(crate) async fn fetch_node(
     handle: Handle,
     get_all: bool,
 ) -> Result<Node, CallError> {
-    let (o, p) = (handle.owner.as_str(), handle.path.as_str());
+    let (o, p) = (handle.owner(), handle.path());
     let (role, states, ifaces, props) = tokio::join!(
         bus.call::<_, u32>(o, p, ACCESSIBLE, "GetRole", &()),
         bus.call::<_, Vec<u32>>(o, p, ACCESSIBLE, "GetState", &()),

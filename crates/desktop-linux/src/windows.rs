@@ -244,14 +244,10 @@ fn not_found(all: &[WindowInfo], t: &Target, app_names: &[String]) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use desktop_core::Handle;
 
     fn frame(name: &str, b: Rect) -> Frame {
         Frame {
-            handle: Handle {
-                owner: ":1.1".into(),
-                path: format!("/{name}"),
-            },
+            handle: crate::bus::handle(":1.1", format!("/{name}")),
             name: name.into(),
             states: States::SHOWING,
             bounds: Some(b),

@@ -34,7 +34,7 @@ async fn observe_read<D: Desktop>(
 
 /// Notes which element a change is about.
 fn note<M: ReadMemo>(memo: &mut M, c: &Change) {
-    memo.touched(&c.path, c.children);
+    memo.touched(&c.handle, c.children);
 }
 
 /// Records the ids of an observation's read, as `read` does (a failure costs only the ids).

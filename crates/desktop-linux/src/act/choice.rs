@@ -67,10 +67,7 @@ pub async fn shown_option(
         return Ok(Some(name.trim().to_string()));
     }
     // GTK 4's drop-down: the label inside its button.
-    let handle = desktop_core::Handle {
-        owner: o.to_string(),
-        path: p.to_string(),
-    };
+    let handle = crate::bus::handle(o, p);
     super::popup::shown_label(bus, &handle).await
 }
 

@@ -4,6 +4,7 @@
 //! digits into it as a person would, and reads every segment back.
 
 use super::Live;
+use crate::bus::Addr;
 use crate::bus::{Bus, CallError, VALUE};
 use crate::{app_error, LinuxDesktop};
 use desktop_core::action::{ActionResult, Effect, ElementState, Route};
@@ -201,17 +202,10 @@ async fn segments(
     for _ in 0..3 {
         let mut next = Vec::new();
         for h in &level {
-            let kids = crate::children::bounded(bus, &h.owner, &h.path, 32).await?;
+            let kids = crate::children::bounded(bus, h.owner(), h.path(), 32).await?;
             for k in &kids {
-                let (ko, kp) = crate::bus::owned(&h.owner, k);
-                let node = super::resolve::probe(
-                    bus,
-                    &Handle {
-                        owner: ko,
-                        path: kp,
-                    },
-                )
-                .await?;
+                let (ko, kp) = crate::bus::owned(h.owner(), k);
+                let node = super::resolve::probe(bus, &crate::bus::handle(ko, kp)).await?;
                 if node.role == Role::Spin {
                     let word = node
                         .name
@@ -359,7 +353,7 @@ impl LinuxDesktop {
         let shown = loop {
             let mut shown = Vec::new();
             for (_, node) in &segments {
-                let (so, sp) = (&node.handle.owner, &node.handle.path);
+                let (so, sp) = (node.handle.owner(), node.handle.path());
                 let v: OwnedValue = live
                     .bus
                     .property(so, sp, VALUE, "CurrentValue")

@@ -17,6 +17,7 @@ mod taken;
 mod text;
 mod view;
 
+use crate::bus::Addr;
 use resolve::probe;
 
 use crate::bus::{Bus, ACTION};
@@ -84,7 +85,7 @@ impl Live {
     }
 
     fn h(&self) -> (&str, &str) {
-        (&self.node.handle.owner, &self.node.handle.path)
+        (self.node.handle.owner(), self.node.handle.path())
     }
 
     /// Whether the app's tree changes after it has handled an input, not while (Chromium

@@ -5,6 +5,7 @@
 
 use super::settle::Watch;
 use super::Live;
+use crate::bus::Addr;
 use crate::bus::{Bus, CallError, ObjectRef, ACCESSIBLE, COMPONENT};
 use crate::{app_error, tree, LinuxDesktop};
 use desktop_core::action::{ActionResult, Effect, ElementState, Route};
@@ -39,7 +40,7 @@ async fn subtree(bus: &Bus, combo: &Handle) -> Result<Vec<Node>, CallError> {
 /// inside it. A few calls, no read of the whole app: this runs for every wordless combo
 /// a read shows.
 pub(crate) async fn shown_label(bus: &Bus, combo: &Handle) -> Result<Option<String>, CallError> {
-    let (o, p) = (combo.owner.as_str(), combo.path.as_str());
+    let (o, p) = (combo.owner(), combo.path());
     let ext = bus
         .call::<_, (i32, i32, i32, i32)>(o, p, COMPONENT, "GetExtents", &(0u32,))
         .await;
@@ -77,7 +78,7 @@ pub(crate) async fn shown_label(bus: &Bus, combo: &Handle) -> Result<Option<Stri
 
 /// The first words found a few levels inside a combo, its popup (lists, menus) left out.
 async fn first_words(bus: &Bus, combo: &Handle) -> Result<Option<String>, CallError> {
-    let mut level = vec![(combo.owner.clone(), combo.path.clone())];
+    let mut level = vec![(combo.owner().to_string(), combo.path().to_string())];
     for _ in 0..5 {
         let mut next = Vec::new();
         for (o, p) in &level {

@@ -2,6 +2,7 @@
 //! its fingerprint, found again by fingerprint when gone) or by its text, and probing it.
 
 use super::Live;
+use crate::bus::Addr;
 use crate::bus::{Bus, CallError, APPLICATION, COMPONENT, ROOT_PATH};
 use crate::identity::Identities;
 use crate::{app_error, tree, LinuxDesktop};
@@ -14,7 +15,7 @@ use desktop_core::{Error, ErrorCode, Filters, Handle, Node, Rect, Result, Role, 
 /// The live state of one element: role, states, name, interfaces and bounds (and its value,
 /// never for a secure field).
 pub async fn probe(bus: &Bus, handle: &Handle) -> Result<Node, CallError> {
-    let (o, p) = (handle.owner.as_str(), handle.path.as_str());
+    let (o, p) = (handle.owner(), handle.path());
     let (node, extents) = tokio::join!(
         tree::fetch_node(bus, handle.clone(), false),
         bus.call::<_, (i32, i32, i32, i32)>(o, p, COMPONENT, "GetExtents", &(0u32,)),
@@ -122,13 +123,13 @@ impl LinuxDesktop {
         (app, title, pid, window_id): (&str, &str, u32, Option<u32>),
         (id, rematched): (Option<u32>, bool),
     ) -> Live {
-        let toolkit = self.toolkit_of(&node.handle.owner).await;
+        let toolkit = self.toolkit_of(node.handle.owner()).await;
         let mut node = node;
         if toolkit.eq_ignore_ascii_case("GTK") {
             // GTK 4 reports boxes from its window's corner: moved to the screen's.
             let version = self
                 .bus
-                .string_property(&node.handle.owner, ROOT_PATH, APPLICATION, "Version")
+                .string_property(node.handle.owner(), ROOT_PATH, APPLICATION, "Version")
                 .await
                 .unwrap_or_default();
             let origin = window_id.and_then(|id| {
@@ -163,7 +164,7 @@ impl LinuxDesktop {
         }
         let bus = self
             .bus
-            .with_peer(&entry.handle.owner)
+            .with_peer(entry.handle.owner())
             .await
             .map_err(|e| app_error(e, &w.app, self.timeout))?;
         let window_id = w.window_id.and_then(|i| u32::try_from(i).ok());
@@ -249,7 +250,7 @@ impl LinuxDesktop {
                 let handle = found[0].handle.clone();
                 let bus = self
                     .bus
-                    .with_peer(&handle.owner)
+                    .with_peer(handle.owner())
                     .await
                     .map_err(|e| app_error(e, &window.app, self.timeout))?;
                 let mut node = probe(&bus, &handle)
@@ -301,7 +302,7 @@ impl LinuxDesktop {
         };
         let bus = self
             .bus
-            .with_peer(&handle.owner)
+            .with_peer(handle.owner())
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
         let (root, _) = tree::read_subtree(&bus, &handle, self.limits(window), Some(&self.cells))
@@ -343,7 +344,7 @@ impl LinuxDesktop {
         })?;
         let bus = self
             .bus
-            .with_peer(&handle.owner)
+            .with_peer(handle.owner())
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
         let limits = tree::Limits {

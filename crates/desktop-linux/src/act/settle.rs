@@ -9,6 +9,7 @@
 
 use super::taken::{Closed, Taken};
 use super::Live;
+use crate::bus::Addr;
 use crate::bus::{CallError, ACCESSIBLE, COMPONENT, TEXT, VALUE};
 use crate::{app_error, convert, LinuxDesktop};
 use desktop_core::action::{Effect, ElementState, Route};
@@ -48,7 +49,7 @@ impl Watch {
     pub(crate) async fn start(live: &Live) -> Watch {
         let rule = MatchRule::builder()
             .msg_type(zbus::message::Type::Signal)
-            .sender(live.node.handle.owner.as_str())
+            .sender(live.node.handle.owner())
             .and_then(|b| b.interface("org.a11y.atspi.Event.Object"))
             .map(|b| b.build());
         let stream = match rule {

@@ -6,6 +6,7 @@
 use super::settle::{Expect, Seen, TextWant, Watch};
 use super::taken::{with_closed, Closed, Taken};
 use super::{resolve::takes_text, Live};
+use crate::bus::Addr;
 use crate::bus::{CallError, COMPONENT, PROPERTIES, TEXT, VALUE};
 use crate::input::Keyboard;
 use crate::{app_error, LinuxDesktop};
@@ -344,7 +345,7 @@ impl LinuxDesktop {
                 return Ok(with_closed(r, Some(Closed::now(&w.title, &w.app, pid))));
             }
             if let Some(h) = &w.handle {
-                let (watch, async_tree) = self.app_watch(&h.owner).await;
+                let (watch, async_tree) = self.app_watch(h.owner()).await;
                 let mut watch = if async_tree {
                     watch.after_keys(combos.len())
                 } else {
@@ -531,10 +532,7 @@ impl LinuxDesktop {
         let toolkit = self.toolkit_of(owner).await;
         let probe_live = Live {
             node: desktop_core::Node {
-                handle: desktop_core::Handle {
-                    owner: owner.to_string(),
-                    path: String::new(),
-                },
+                handle: crate::bus::handle(owner, String::new()),
                 ..Default::default()
             },
             window_id: None,

@@ -5,6 +5,7 @@
 //! viewport to the focused row (GTK3 gives rows out of view no place at all).
 
 use super::Live;
+use crate::bus::Addr;
 use crate::bus::{Bus, ACCESSIBLE, COMPONENT};
 use crate::LinuxDesktop;
 use atspi_common::Role as R;
@@ -107,8 +108,8 @@ async fn scrolled_away(bus: &Bus, handle: &Handle) -> bool {
         };
         at = up;
         let (words, role) = tokio::join!(
-            bus.call::<_, Vec<u32>>(&at.owner, &at.path, ACCESSIBLE, "GetState", &()),
-            bus.call::<_, u32>(&at.owner, &at.path, ACCESSIBLE, "GetRole", &()),
+            bus.call::<_, Vec<u32>>(at.owner(), at.path(), ACCESSIBLE, "GetState", &()),
+            bus.call::<_, u32>(at.owner(), at.path(), ACCESSIBLE, "GetRole", &()),
         );
         let (Ok(words), Ok(role)) = (words, role) else {
             return false;
@@ -159,7 +160,7 @@ async fn container(bus: &Bus, handle: &Handle, b: &Rect, screen: &Rect) -> Optio
     for _ in 0..MAX_DEPTH {
         at = bus.parent(&at).await?;
         let role: u32 = bus
-            .call(&at.owner, &at.path, ACCESSIBLE, "GetRole", &())
+            .call(at.owner(), at.path(), ACCESSIBLE, "GetRole", &())
             .await
             .ok()?;
         // The window itself does not scroll its rows.
@@ -195,7 +196,7 @@ async fn moved(bus: &Bus, handle: &Handle, was: &Rect) -> Option<Rect> {
 /// An element's box on screen.
 async fn extents(bus: &Bus, h: &Handle) -> Option<Rect> {
     let (x, y, w, h): (i32, i32, i32, i32) = bus
-        .call(&h.owner, &h.path, COMPONENT, "GetExtents", &(0u32,))
+        .call(h.owner(), h.path(), COMPONENT, "GetExtents", &(0u32,))
         .await
         .ok()?;
     Some(Rect::new(x, y, w, h))
