@@ -3,11 +3,14 @@
 
 pub mod action;
 pub mod backend;
+pub mod conformance;
 pub mod diff;
 pub mod envelope;
 pub mod error;
 #[cfg(any(test, feature = "fake"))]
 pub mod fake;
+#[cfg(test)]
+mod fake_conformance;
 #[cfg(test)]
 mod fake_tests;
 pub mod filter;

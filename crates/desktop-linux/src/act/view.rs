@@ -179,9 +179,11 @@ async fn container(bus: &Bus, handle: &Handle, b: &Rect, screen: &Rect) -> Optio
     None
 }
 
-/// The element's box once it differs from `was` (the app has scrolled), within 400 ms.
+/// The element's box once it differs from `was` (the app has scrolled), within a second
+/// (a busy machine: Qt 5 once took over 400 ms to move its rows; only a wheel that moves
+/// nothing pays the whole wait).
 async fn moved(bus: &Bus, handle: &Handle, was: &Rect) -> Option<Rect> {
-    let deadline = Instant::now() + Duration::from_millis(400);
+    let deadline = Instant::now() + Duration::from_millis(1000);
     while Instant::now() < deadline {
         if let Some(now) = extents(bus, handle).await {
             if now != *was {

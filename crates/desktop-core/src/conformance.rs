@@ -1,0 +1,280 @@
+//! The conformance suite: scenarios every backend must pass, written once against the
+//! contract. A backend's test sets up a [`Stage`] (a window with a text field and a check
+//! box, and a way to make the app insert and remove a second check box above the first)
+//! and runs [`run_all`]; the in-memory desktop runs it in core's tests, the Linux backend on
+//! a GTK window in CI, and a macOS or Windows backend on its own machine.
+//!
+//! What is checked: an action by id lands on its element and a read right after shows it;
+//! an id keeps naming its element after the app inserts another before it (or refuses),
+//! never a neighbour; an id of an element that is gone refuses; `wait` finds what is there
+//! and times out on what is not; a capture has the pixels its display's scale says.
+
+use crate::backend::Desktop;
+use crate::error::{ErrorCode, Result};
+use crate::filter::Filters;
+use crate::node::{Node, Rect, States};
+use crate::refs::RefMap;
+use crate::request::{Action, ActionRequest, Aim, Element};
+use crate::role::Role;
+use crate::watch::{self, WaitRequest};
+use crate::Target;
+use std::time::Duration;
+
+/// What a backend's test provides for the scenarios.
+#[allow(async_fn_in_trait)]
+pub trait Stage {
+    type Desktop: Desktop;
+    fn desktop(&self) -> &Self::Desktop;
+    /// The window the scenarios work in.
+    fn target(&self) -> Target;
+    /// The name of a text field that takes any text.
+    fn field(&self) -> &str;
+    /// The name of a check box.
+    fn check(&self) -> &str;
+    /// Makes the app insert a check box named [`INSERTED`], unchecked, before the check
+    /// box (above it in reading order), and returns once it shows.
+    async fn insert(&self) -> Result<()>;
+    /// Makes the app remove the check box named [`INSERTED`], and returns once it is gone.
+    async fn remove(&self) -> Result<()>;
+    /// Waits (the runtime's timer).
+    async fn sleep(&self, time: Duration);
+}
+
+/// The name of the check box a [`Stage`] inserts and removes.
+pub const INSERTED: &str = "Inserted";
+
+/// A scenario that failed: its name and what was seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub scenario: &'static str,
+    pub what: String,
+}
+
+type Outcome = std::result::Result<(), String>;
+
+/// Runs every scenario in turn; the failures, none when the backend conforms.
+pub async fn run_all<S: Stage>(stage: &S) -> Vec<Failure> {
+    let mut failures = Vec::new();
+    let mut note = |scenario: &'static str, outcome: Outcome| {
+        if let Err(what) = outcome {
+            failures.push(Failure { scenario, what });
+        }
+    };
+    note(
+        "act_by_id_then_read_back",
+        act_by_id_then_read_back(stage).await,
+    );
+    note("ids_survive_an_insert", ids_survive_an_insert(stage).await);
+    note("gone_elements_refuse", gone_elements_refuse(stage).await);
+    note(
+        "wait_finds_and_times_out",
+        wait_finds_and_times_out(stage).await,
+    );
+    note(
+        "captures_follow_displays",
+        captures_follow_displays(stage).await,
+    );
+    failures
+}
+
+fn filters() -> Filters {
+    Filters {
+        visible_only: true,
+        ..Filters::default()
+    }
+}
+
+/// Reads the stage's window and records its ids, as the faces do.
+async fn read<S: Stage>(stage: &S) -> std::result::Result<Vec<Node>, String> {
+    let d = stage.desktop();
+    let data = d
+        .read(&stage.target(), &filters())
+        .await
+        .map_err(|e| format!("read: {}", e.message))?;
+    RefMap::remember(&d.refs_path(), &data).map_err(|e| format!("saving ids: {e}"))?;
+    let mut all = Vec::new();
+    for n in &data.elements {
+        n.walk(&mut |x| all.push(x.clone()));
+    }
+    Ok(all)
+}
+
+fn named<'a>(
+    nodes: &'a [Node],
+    role: Option<&Role>,
+    name: &str,
+) -> std::result::Result<&'a Node, String> {
+    nodes
+        .iter()
+        .find(|n| n.name == name && role.is_none_or(|r| &n.role == r))
+        .ok_or_else(|| format!("no element named {name:?} in the read"))
+}
+
+async fn act<S: Stage>(stage: &S, id: u32, action: Action) -> Result<crate::action::ActionResult> {
+    let request = ActionRequest::new(stage.target(), Aim::Element(Element::Id(id)), action);
+    stage.desktop().act(&request).await
+}
+
+fn checked(n: &Node) -> bool {
+    n.states.contains(States::CHECKED)
+}
+
+/// A text set by id shows in the next read; a check box toggled by id reads flipped.
+async fn act_by_id_then_read_back<S: Stage>(stage: &S) -> Outcome {
+    let nodes = read(stage).await?;
+    let field = named(&nodes, None, stage.field())?.id;
+    let value = "conformance 42";
+    act(
+        stage,
+        field,
+        Action::SetValue {
+            value: value.into(),
+        },
+    )
+    .await
+    .map_err(|e| format!("set-value by id: {}", e.message))?;
+    let nodes = read(stage).await?;
+    let shown = named(&nodes, None, stage.field())?.value.clone();
+    if shown.as_deref() != Some(value) {
+        return Err(format!(
+            "the field shows {shown:?} after set-value {value:?}"
+        ));
+    }
+    let check = named(&nodes, Some(&Role::CheckBox), stage.check())?;
+    let was = checked(check);
+    act(stage, check.id, Action::Toggle)
+        .await
+        .map_err(|e| format!("toggle by id: {}", e.message))?;
+    let nodes = read(stage).await?;
+    let now = checked(named(&nodes, Some(&Role::CheckBox), stage.check())?);
+    if now == was {
+        return Err(format!(
+            "the check box still reads checked={now} after a toggle"
+        ));
+    }
+    Ok(())
+}
+
+/// The app inserts a check box before the one an id names: the id still toggles its own
+/// element (or refuses), never the newcomer.
+async fn ids_survive_an_insert<S: Stage>(stage: &S) -> Outcome {
+    let nodes = read(stage).await?;
+    let check = named(&nodes, Some(&Role::CheckBox), stage.check())?;
+    let (id, was) = (check.id, checked(check));
+    stage
+        .insert()
+        .await
+        .map_err(|e| format!("insert: {}", e.message))?;
+    let outcome = act(stage, id, Action::Toggle).await;
+    let nodes = read(stage).await?;
+    let newcomer = named(&nodes, Some(&Role::CheckBox), INSERTED)?;
+    if checked(newcomer) {
+        return Err(format!(
+            "id {id} toggled the check box inserted before its element"
+        ));
+    }
+    let now = checked(named(&nodes, Some(&Role::CheckBox), stage.check())?);
+    match outcome {
+        Ok(_) if now != was => Ok(()),
+        Ok(r) => Err(format!(
+            "toggle by id {id} answered ok ({:?}) but nothing flipped",
+            r.effect
+        )),
+        Err(e) if matches!(e.code, ErrorCode::StaleRef | ErrorCode::ElementNotFound) => Ok(()),
+        Err(e) => Err(format!(
+            "toggle by id {id} after an insert: {}",
+            e.code.as_str()
+        )),
+    }
+}
+
+/// An id whose element the app removed refuses with STALE_REF or ELEMENT_NOT_FOUND.
+async fn gone_elements_refuse<S: Stage>(stage: &S) -> Outcome {
+    let nodes = read(stage).await?;
+    let id = match named(&nodes, Some(&Role::CheckBox), INSERTED) {
+        Ok(n) => n.id,
+        Err(_) => {
+            stage
+                .insert()
+                .await
+                .map_err(|e| format!("insert: {}", e.message))?;
+            let nodes = read(stage).await?;
+            named(&nodes, Some(&Role::CheckBox), INSERTED)?.id
+        }
+    };
+    stage
+        .remove()
+        .await
+        .map_err(|e| format!("remove: {}", e.message))?;
+    match act(stage, id, Action::Toggle).await {
+        Ok(r) => Err(format!(
+            "toggle on the removed element answered ok: {:?}",
+            r.element
+        )),
+        Err(e) if matches!(e.code, ErrorCode::StaleRef | ErrorCode::ElementNotFound) => Ok(()),
+        Err(e) => Err(format!(
+            "toggle on a removed element: {} ({})",
+            e.code.as_str(),
+            e.message
+        )),
+    }
+}
+
+/// `wait` finds an element that is there and times out, saying so, on one that is not.
+async fn wait_finds_and_times_out<S: Stage>(stage: &S) -> Outcome {
+    let d = stage.desktop();
+    let request = |text: &str, timeout_ms: u64| WaitRequest {
+        target: stage.target(),
+        text: Some(text.into()),
+        role: None,
+        id: None,
+        gone: false,
+        timeout: Duration::from_millis(timeout_ms),
+        interval: Duration::from_millis(50),
+    };
+    let sleep = |t: Duration| stage.sleep(t);
+    watch::wait(d, &request(stage.check(), 3000), sleep)
+        .await
+        .map_err(|e| format!("wait for the check box: {}", e.message))?;
+    match watch::wait(d, &request("no element is named this 7f3a", 300), sleep).await {
+        Ok(v) => Err(format!("wait for nothing found {v}")),
+        Err(e) if e.code == ErrorCode::Timeout => Ok(()),
+        Err(e) => Err(format!(
+            "wait for nothing: {} instead of TIMEOUT",
+            e.code.as_str()
+        )),
+    }
+}
+
+/// A capture of part of each display has the pixels its scale says, at the place asked.
+async fn captures_follow_displays<S: Stage>(stage: &S) -> Outcome {
+    let d = stage.desktop();
+    let displays = d.displays();
+    if displays.is_empty() {
+        return Err("the desktop lists no display".into());
+    }
+    if !displays.iter().any(|x| x.primary) {
+        return Err("no display is the primary one".into());
+    }
+    for x in &displays {
+        let area = Rect::new(x.bounds.x + 10, x.bounds.y + 10, 100, 50);
+        let c = d
+            .capture(area)
+            .await
+            .map_err(|e| format!("capture of {area:?}: {}", e.message))?;
+        let want = (
+            (100.0 * x.scale).round() as u32,
+            (50.0 * x.scale).round() as u32,
+        );
+        if c.image.dimensions() != want || c.origin != (area.x, area.y) || c.scale != x.scale {
+            return Err(format!(
+                "capture of {area:?} on a display of scale {}: {:?} pixels at {:?}, scale {}",
+                x.scale,
+                c.image.dimensions(),
+                c.origin,
+                c.scale
+            ));
+        }
+    }
+    Ok(())
+}
