@@ -303,12 +303,18 @@ impl Desktop for FakeDesktop {
 
     async fn act(&self, request: &ActionRequest) -> Result<ActionResult> {
         request.validate()?;
-        let Aim::Element(e) = &request.aim else {
-            self.state
-                .borrow_mut()
-                .inputs
-                .push(format!("{} window", request.action.name()));
-            return Ok(ActionResult::new(request.action.name(), Route::Input));
+        let e = match &request.aim {
+            Aim::Element(e) => e,
+            Aim::Point { x, y } => {
+                let log = format!("{} {x},{y}", request.action.name());
+                self.state.borrow_mut().inputs.push(log);
+                return Ok(ActionResult::new(request.action.name(), Route::Input));
+            }
+            Aim::Window => {
+                let log = format!("{} window", request.action.name());
+                self.state.borrow_mut().inputs.push(log);
+                return Ok(ActionResult::new(request.action.name(), Route::Input));
+            }
         };
         let node = self.element(&request.scope, e).await?;
         let before = ElementState::of(&node);

@@ -8,6 +8,8 @@ mod exec;
 mod model;
 mod replay;
 mod run;
+#[cfg(test)]
+mod run_tests;
 mod safety;
 mod screen;
 mod secrets;

@@ -11,7 +11,6 @@ use super::tools::{self, Act, Space, Spot};
 use super::transcript::{self, has_redacted};
 use crate::cli::Confirm;
 use crate::output::notice;
-use crate::platform::Platform;
 use desktop_core::Desktop;
 use desktop_core::{Result, Target};
 use serde_json::{json, Value};
@@ -114,7 +113,7 @@ fn rebind(
     })
 }
 
-pub async fn run(d: &Platform, dir: &Path, o: Options) -> Result<Value> {
+pub async fn run<D: Desktop>(d: &D, dir: &Path, o: Options) -> Result<Value> {
     let events = transcript::actions(dir)?;
     let mut steps = Vec::new();
     let mut failure = None;

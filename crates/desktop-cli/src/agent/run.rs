@@ -14,9 +14,8 @@ use super::tools::{self, Act, Step};
 use super::transcript::Transcript;
 use crate::cli::Confirm;
 use crate::output::notice;
-use crate::platform::Platform;
 use base64::Engine;
-use desktop_core::{Error, Result, Target};
+use desktop_core::{Desktop, Error, Result, Target};
 use serde_json::{json, Value};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -64,8 +63,8 @@ fn end(success: bool, stop: &'static str, message: impl Into<String>) -> End {
     }
 }
 
-struct Loop<'a> {
-    d: &'a Platform,
+struct Loop<'a, D: Desktop> {
+    d: &'a D,
     provider: Provider,
     o: Options,
     window: Target,
@@ -83,8 +82,8 @@ struct Loop<'a> {
     cut: bool,
 }
 
-pub async fn run(
-    d: &Platform,
+pub async fn run<D: Desktop>(
+    d: &D,
     provider: Provider,
     o: Options,
     window: Target,
@@ -149,7 +148,7 @@ fn b64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-impl Loop<'_> {
+impl<D: Desktop> Loop<'_, D> {
     async fn observe(&mut self) -> Screen {
         screen::observe(self.d, &self.window, &self.o.screen, &self.o.secrets).await
     }

@@ -6,7 +6,6 @@
 use super::secrets::Secrets;
 use super::tools::{Act, Space, Spot};
 use crate::commands::{read, shot};
-use crate::platform::Platform;
 use desktop_core::shot::Encoding;
 use desktop_core::watch::ShotRequest;
 use desktop_core::{Desktop, Filters, Node, ReadData, Rect, Target};
@@ -120,7 +119,7 @@ fn blank_values(nodes: &mut [Node], secrets: &Secrets) {
 
 /// Observes the working window (falling back to the focused one if it went away). Secrets
 /// are blanked in the text and painted over in the screenshot.
-pub async fn observe(d: &Platform, window: &Target, o: &Options, secrets: &Secrets) -> Screen {
+pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &Secrets) -> Screen {
     let filters = Filters {
         interactive: true,
         visible_only: true,
@@ -177,11 +176,20 @@ pub async fn observe(d: &Platform, window: &Target, o: &Options, secrets: &Secre
             ..Target::default()
         };
         // Long edge at most 1568 px and about 1.15 megapixels: what vision models take
-        // without resizing again (a second resize shifts clicks).
+        // without resizing again (a second resize shifts clicks). A display of scale 2
+        // captures 4 pixels a unit.
         let scale = match data.as_ref().and_then(|d| d.window.bounds) {
-            Some(b) if b.w > 0 && b.h > 0 => (1.15e6 / (f64::from(b.w) * f64::from(b.h)))
-                .sqrt()
-                .clamp(0.1, 1.0),
+            Some(b) if b.w > 0 && b.h > 0 => {
+                let displays = d.displays();
+                let px = displays
+                    .iter()
+                    .find(|x| x.bounds.contains_point(b.x, b.y))
+                    .or_else(|| displays.iter().find(|x| x.primary))
+                    .map_or(1.0, |x| x.scale);
+                (1.15e6 / (f64::from(b.w) * f64::from(b.h) * px * px))
+                    .sqrt()
+                    .clamp(0.1, 1.0)
+            }
             _ => 1.0,
         };
         let req = ShotRequest {

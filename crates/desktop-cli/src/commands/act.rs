@@ -2,7 +2,6 @@
 //! `cli::requests`) and hands it to the desktop, which validates it before acting, so an
 //! invalid request types and clicks nothing. `launch` is the one that starts a program.
 
-use crate::platform::Platform;
 use desktop_core::action::ActionResult;
 use desktop_core::request::ActionRequest;
 use desktop_core::Desktop;
@@ -10,12 +9,12 @@ use desktop_core::{Error, Result};
 use std::time::Duration;
 
 /// Carries out one request.
-pub async fn run(d: &Platform, req: Result<ActionRequest>) -> Result<ActionResult> {
+pub async fn run<D: Desktop>(d: &D, req: Result<ActionRequest>) -> Result<ActionResult> {
     d.act(&req?).await
 }
 
 /// Starts `cmd` and waits up to `wait` for its window.
-pub async fn launch(d: &Platform, cmd: &[String], wait: Duration) -> Result<ActionResult> {
+pub async fn launch<D: Desktop>(d: &D, cmd: &[String], wait: Duration) -> Result<ActionResult> {
     if cmd.first().is_none_or(|c| c.trim().is_empty()) {
         return Err(Error::invalid_args("the command to launch is empty")
             .suggest("Example: gtk3-widget-factory"));

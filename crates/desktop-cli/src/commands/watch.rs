@@ -18,7 +18,7 @@ fn now_secs() -> u64 {
 }
 
 /// `wait` on this desktop, with the runtime's timer (the polling is the core's).
-pub async fn wait(d: &Platform, a: &WaitRequest) -> Result<Value> {
+pub async fn wait<D: Desktop>(d: &D, a: &WaitRequest) -> Result<Value> {
     desktop_core::watch::wait(d, a, tokio::time::sleep).await
 }
 

@@ -1,0 +1,268 @@
+//! Whole agent runs on the in-memory desktop: a scripted model server (OpenAI chat wire,
+//! on a local port) answers each turn, and the run's effects are read back from the fake.
+//! The display is a Retina one, so a click the model gives in screenshot pixels must come
+//! through the screenshot's scale to the right screen point.
+
+use super::model::{Protocol, Provider};
+use super::run::{run, Options};
+use super::screen;
+use super::secrets::Secrets;
+use super::transcript::Transcript;
+use crate::cli::Confirm;
+use desktop_core::backend::Display;
+use desktop_core::fake::{el, refs_file, FakeDesktop};
+use desktop_core::{Node, Rect, Role, States, Target};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A model server answering turn `n` with `script(n, request body)`; every request body
+/// is kept.
+struct Server {
+    url: String,
+    requests: Arc<Mutex<Vec<Value>>>,
+}
+
+fn serve(script: impl Fn(usize, &Value) -> Value + Send + 'static) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let requests = Arc::new(Mutex::new(Vec::new()));
+    let kept = requests.clone();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut length = 0;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let reply = script(n, &request).to_string();
+            kept.lock().unwrap().push(request);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    Server { url, requests }
+}
+
+/// A chat completion calling `calls` (name, arguments) in order.
+fn calls(calls: &[(&str, Value)]) -> Value {
+    let tool_calls: Vec<Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, args))| {
+            json!({"id": format!("c{i}"), "type": "function",
+                   "function": {"name": name, "arguments": args.to_string()}})
+        })
+        .collect();
+    json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": tool_calls},
+                        "finish_reason": "tool_calls"}],
+           "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
+}
+
+fn form() -> Vec<Node> {
+    let field = |role, name, y| {
+        let mut n = el(role, name, (20, y, 200, 24), vec![]);
+        n.states.insert(States::EDITABLE | States::FOCUSABLE);
+        n
+    };
+    let mut agree = el(Role::CheckBox, "Agree", (20, 120, 100, 20), vec![]);
+    agree.states.insert(States::CHECKABLE);
+    vec![el(
+        Role::Group,
+        "Sign in",
+        (0, 0, 800, 600),
+        vec![
+            field(Role::Input, "Email", 40),
+            field(Role::Password, "Password", 80),
+            agree,
+            el(Role::Button, "Save", (300, 400, 100, 40), vec![]),
+        ],
+    )]
+}
+
+fn desktop(test: &str) -> FakeDesktop {
+    let d = FakeDesktop::new("demo", "Sign in", form(), refs_file(test));
+    d.set_displays(vec![Display {
+        bounds: Rect::new(0, 0, 1440, 900),
+        scale: 2.0,
+        primary: true,
+    }]);
+    d
+}
+
+fn options(goal: &str, max_steps: u32, secrets: Secrets) -> Options {
+    Options {
+        goal: goal.into(),
+        max_steps,
+        confirm: Confirm::Never,
+        allow_apps: Vec::new(),
+        dry_run: false,
+        plan: false,
+        json_contract: false,
+        screen: screen::Options {
+            tree_tokens: 2000,
+            bounds: false,
+            screenshot: true,
+            grid: false,
+        },
+        call_timeout: Duration::from_secs(2),
+        secrets,
+    }
+}
+
+fn provider(url: &str) -> Provider {
+    Provider {
+        protocol: Protocol::OpenAiChat,
+        base_url: url.into(),
+        api_key: Some("test".into()),
+        model: "scripted".into(),
+        fallback_model: None,
+        max_tokens: 1000,
+        timeout: Duration::from_secs(10),
+        retries: 0,
+    }
+}
+
+/// The id the tree text of the request's last message gives the element named `name` (a
+/// line `N role "name"`).
+fn id_in(request: &Value, name: &str) -> u64 {
+    let text = request["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .map(Value::to_string)
+        .unwrap_or_default();
+    let at = text
+        .find(&format!("\\\"{name}\\\""))
+        .unwrap_or_else(|| panic!("{name} not in the screen text: {text}"));
+    let line = text[..at].rfind("\\n").map_or(0, |i| i + 2);
+    let id = text[line..at].split_whitespace().next().unwrap_or("");
+    id.parse()
+        .unwrap_or_else(|_| panic!("no id before {name}: {:?}", &text[line..at]))
+}
+
+/// The screenshot's size in a request (the first image part).
+fn image_size(request: &Value) -> (u32, u32) {
+    let text = request.to_string();
+    let start = text.find("base64,").unwrap() + "base64,".len();
+    let b64: String = text[start..].chars().take_while(|c| *c != '"').collect();
+    let bytes = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, b64).unwrap();
+    let img = image::load_from_memory(&bytes).unwrap();
+    (img.width(), img.height())
+}
+
+fn transcript(test: &str) -> Transcript {
+    let dir = std::env::temp_dir().join(format!("dc-agent-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    Transcript::create(Some(dir)).unwrap()
+}
+
+fn block<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+#[test]
+fn a_whole_run_lands_every_step_and_keeps_the_secret() {
+    std::env::set_var("DC_AGENT_RUN_PW", "s3cret-Pass!");
+    let secrets = Secrets::parse(&["pw=env:DC_AGENT_RUN_PW".into()], &[]).unwrap();
+    let server = serve(|n, req| match n {
+        // Turn 1: an email, the password by placeholder, the check box; all by id.
+        0 => calls(&[
+            (
+                "type_text",
+                json!({"id": id_in(req, "Email"), "text": "ada@example.org"}),
+            ),
+            (
+                "type_text",
+                json!({"id": id_in(req, "Password"), "text": "{{secret:pw}}"}),
+            ),
+            ("toggle", json!({"id": id_in(req, "Agree")})),
+        ]),
+        // Turn 2: Save by a point of the screenshot (its centre, in image pixels).
+        1 => {
+            let (w, _) = image_size(req);
+            let per_unit = f64::from(w) / 800.0;
+            let (x, y) = ((350.0 * per_unit).round(), (420.0 * per_unit).round());
+            calls(&[("click", json!({"x": x, "y": y}))])
+        }
+        _ => calls(&[("done", json!({"success": true, "summary": "signed in"}))]),
+    });
+    let d = desktop("agent-run");
+    let target = Target {
+        app: Some("demo".into()),
+        ..Target::default()
+    };
+    let o = options("Sign in", 10, secrets);
+    let data = block(run(&d, provider(&server.url), o, target, transcript("run"))).unwrap();
+    let _ = std::fs::remove_dir_all(data["transcript"].as_str().unwrap_or_default());
+    assert_eq!(data["success"], true, "{data}");
+    assert_eq!(data["stop"], "done", "{data}");
+    // Each step landed where the model aimed: read back from the desktop.
+    let value = |name: &str| {
+        let mut v = None;
+        d.mutate(|t| {
+            t[0].walk(&mut |x| {
+                if x.name == name {
+                    v = Some(x.clone())
+                }
+            })
+        });
+        v.unwrap()
+    };
+    assert_eq!(value("Email").value.as_deref(), Some("ada@example.org"));
+    assert!(value("Agree").states.contains(States::CHECKED));
+    let inputs = d.inputs();
+    assert!(
+        inputs.iter().any(|i| i.contains("s3cret-Pass!")),
+        "{inputs:?}"
+    );
+    // The click at the screenshot's point reached the screen point of Save's centre.
+    assert!(inputs.iter().any(|i| i == "click 350,420"), "{inputs:?}");
+    // The secret never went to the model, in any request.
+    let requests = server.requests.lock().unwrap();
+    assert_eq!(requests.len(), 3);
+    for r in requests.iter() {
+        assert!(
+            !r.to_string().contains("s3cret-Pass!"),
+            "the password reached the model"
+        );
+    }
+}
+
+#[test]
+fn max_steps_ends_a_run_that_never_finishes() {
+    let server = serve(|_, req| calls(&[("toggle", json!({"id": id_in(req, "Agree")}))]));
+    let d = desktop("agent-max-steps");
+    let o = options("Toggle forever", 3, Secrets::default());
+    let data = block(run(
+        &d,
+        provider(&server.url),
+        o,
+        Target::default(),
+        transcript("max"),
+    ))
+    .unwrap();
+    let _ = std::fs::remove_dir_all(data["transcript"].as_str().unwrap_or_default());
+    assert_eq!(data["success"], false, "{data}");
+    assert_eq!(data["stop"], "max_steps", "{data}");
+    assert_eq!(d.inputs().len(), 3, "{:?}", d.inputs());
+}
