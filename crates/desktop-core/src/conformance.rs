@@ -237,7 +237,7 @@ async fn wait_finds_and_times_out<S: Stage>(stage: &S) -> Outcome {
         .await
         .map_err(|e| format!("wait for the check box: {}", e.message))?;
     match watch::wait(d, &request("no element is named this 7f3a", 300), sleep).await {
-        Ok(v) => Err(format!("wait for nothing found {v}")),
+        Ok(v) => Err(format!("wait for nothing found {v:?}")),
         Err(e) if e.code == ErrorCode::Timeout => Ok(()),
         Err(e) => Err(format!(
             "wait for nothing: {} instead of TIMEOUT",

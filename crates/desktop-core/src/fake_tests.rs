@@ -216,6 +216,8 @@ fn wait_looks_until_the_element_comes_and_records_its_id() {
         sleep,
     ))
     .unwrap();
+    // The JSON every face prints: matched, with the element's id, role and name.
+    let r = serde_json::to_value(&r).unwrap();
     assert_eq!(r["matched"], true);
     assert_eq!(r["elements"][0]["t"], "Saved");
     assert_eq!(
@@ -249,7 +251,8 @@ fn wait_gone_and_timeout_say_what_they_saw() {
         sleep,
     ))
     .unwrap();
-    assert_eq!(r["gone"], true);
+    assert!(matches!(r, crate::watch::Waited::Gone { .. }), "{r:?}");
+    assert_eq!(serde_json::to_value(&r).unwrap()["gone"], true);
     let never = crate::watch::WaitRequest {
         timeout: std::time::Duration::ZERO,
         ..wait_for(Some("Nowhere"), None, false)

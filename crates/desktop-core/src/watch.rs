@@ -60,8 +60,8 @@ impl WaitRequest {
 
 /// What one look at the window found.
 enum Look {
-    /// The matching elements, as compact JSON.
-    Found(Vec<Value>),
+    /// The matching elements (without their children), with their ids.
+    Found(Vec<Node>),
     /// Why nothing matched.
     Absent(String),
 }
@@ -78,9 +78,12 @@ async fn look<D: Desktop>(d: &D, a: &WaitRequest) -> Result<Look> {
     let scope = &a.target;
     if let Some(id) = a.id {
         return match d.find(scope, &Element::Id(id)).await {
-            Ok(found) => Ok(Look::Found(vec![
-                json!({"i": id, "r": found.role.short(), "t": found.name}),
-            ])),
+            Ok(found) => Ok(Look::Found(vec![Node {
+                id,
+                role: found.role,
+                name: found.name,
+                ..Node::default()
+            }])),
             Err(e) if e.code == ErrorCode::StaleRef || e.code == ErrorCode::AmbiguousTarget => {
                 Ok(Look::Absent(e.message))
             }
@@ -116,12 +119,9 @@ async fn look<D: Desktop>(d: &D, a: &WaitRequest) -> Result<Look> {
     let els = found
         .iter()
         .take(20)
-        .map(|n| {
-            serde_json::to_value(Compact {
-                node: n,
-                flat: true,
-            })
-            .unwrap_or(Value::Null)
+        .map(|n| Node {
+            children: Vec::new(),
+            ..(*n).clone()
         })
         .collect();
     // The matches carry ids: record them, as a read would (a failure costs only the ids).
@@ -136,7 +136,7 @@ pub async fn wait<D: Desktop, F: Future<Output = ()>>(
     d: &D,
     a: &WaitRequest,
     sleep: impl Fn(Duration) -> F,
-) -> Result<Value> {
+) -> Result<Waited> {
     a.validate()?;
     let start = Instant::now();
     let deadline = start + a.timeout;
@@ -144,19 +144,22 @@ pub async fn wait<D: Desktop, F: Future<Output = ()>>(
     loop {
         let elapsed = || start.elapsed().as_millis() as u64;
         match look(d, a).await {
-            Ok(Look::Found(els)) if !a.gone => {
-                return Ok(
-                    json!({"matched": true, "elapsed_ms": elapsed(), "count": els.len(), "elements": els}),
-                );
+            Ok(Look::Found(elements)) if !a.gone => {
+                return Ok(Waited::Seen {
+                    elements,
+                    elapsed_ms: elapsed(),
+                });
             }
             Ok(Look::Absent(_)) if a.gone => {
-                return Ok(json!({"gone": true, "elapsed_ms": elapsed()}));
+                return Ok(Waited::Gone {
+                    elapsed_ms: elapsed(),
+                })
             }
             Ok(Look::Found(els)) => {
                 let list: Vec<String> = els
                     .iter()
                     .take(5)
-                    .map(|e| format!("{} {}", e["r"].as_str().unwrap_or("?"), e["t"]))
+                    .map(|e| format!("{} {:?}", e.role.short(), e.name))
                     .collect();
                 last = format!("still there: {}", list.join(", "));
             }
@@ -180,6 +183,39 @@ pub async fn wait<D: Desktop, F: Future<Output = ()>>(
                 .min(deadline.saturating_duration_since(Instant::now())),
         )
         .await;
+    }
+}
+
+/// What `wait` saw.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Waited {
+    /// Elements matching (the first 20, without their children), after `elapsed_ms`.
+    Seen {
+        elements: Vec<Node>,
+        elapsed_ms: u64,
+    },
+    /// Nothing matches any more.
+    Gone { elapsed_ms: u64 },
+}
+
+impl serde::Serialize for Waited {
+    /// `{"matched":true,"elapsed_ms","count","elements":[compact]}` or
+    /// `{"gone":true,"elapsed_ms"}`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let v: Value = match self {
+            Waited::Seen {
+                elements,
+                elapsed_ms,
+            } => {
+                let els: Vec<Compact> = elements
+                    .iter()
+                    .map(|node| Compact { node, flat: true })
+                    .collect();
+                json!({"matched": true, "elapsed_ms": elapsed_ms, "count": els.len(), "elements": els})
+            }
+            Waited::Gone { elapsed_ms } => json!({"gone": true, "elapsed_ms": elapsed_ms}),
+        };
+        v.serialize(s)
     }
 }
 

@@ -197,9 +197,11 @@ pub async fn run<D: Desktop>(
             };
             let r = desktop_core::watch::wait(d, &req, tokio::time::sleep).await?;
             // The matches carry ids from a read the model has not seen: keep the count only.
-            plain(
-                json!({"action": "wait_for", "found": !gone, "count": r.get("count").cloned().unwrap_or(Value::Null)}),
-            )
+            let count = match r {
+                desktop_core::watch::Waited::Seen { elements, .. } => Some(elements.len()),
+                desktop_core::watch::Waited::Gone { .. } => None,
+            };
+            plain(json!({"action": "wait_for", "found": !gone, "count": count}))
         }
         Act::SetValue { id: element, value } => {
             let action = Action::SetValue {

@@ -17,9 +17,11 @@ fn now_secs() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// `wait` on this desktop, with the runtime's timer (the polling is the core's).
+/// `wait` on this desktop, with the runtime's timer (the polling is the core's), as the
+/// JSON the faces print.
 pub async fn wait<D: Desktop>(d: &D, a: &WaitRequest) -> Result<Value> {
-    desktop_core::watch::wait(d, a, tokio::time::sleep).await
+    let waited = desktop_core::watch::wait(d, a, tokio::time::sleep).await?;
+    serde_json::to_value(&waited).map_err(|e| desktop_core::Error::internal(e.to_string()))
 }
 
 /// Reads the window with the observer's filters, asking again only about what changed.
