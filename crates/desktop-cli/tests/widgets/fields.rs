@@ -21,6 +21,12 @@ fn act(env: &Env, window: &str, args: &[&str], shows: Option<&str>) -> serde_jso
     r
 }
 
+/// [`act`], then the app's status says `want` after `prefix`: the answer and the app agree.
+fn shown(env: &Env, window: &str, args: &[&str], prefix: &str, want: &str) {
+    act(env, window, args, Some(want));
+    env.expect(window, prefix, want);
+}
+
 /// The error code of `args` run in `window`.
 fn refused(env: &Env, window: &str, args: &[&str]) -> String {
     let mut full = vec![args[0], "--window", window];
@@ -43,34 +49,34 @@ fn values(round: usize) -> (String, String, i64) {
 /// Text that starts with a dash, typed and set into the field named `note`.
 fn dashes(env: &Env, window: &str, note: &str) {
     let id = id_of(&env.ok(&["read", "--window", window, "-i"]), "input", note);
-    act(
+    shown(
         env,
         window,
         &["type", "--id", &id, "--replace", "-8"],
-        Some("-8"),
+        "note:",
+        "-8",
     );
-    env.expect(window, "note:", "-8");
-    act(
+    shown(
         env,
         window,
         &["type", "--id", &id, "--replace", "--", "--verbose"],
-        Some("--verbose"),
+        "note:",
+        "--verbose",
     );
-    env.expect(window, "note:", "--verbose");
-    act(
+    shown(
         env,
         window,
         &["set-value", "--id", &id, "--value", "-3"],
-        Some("-3"),
+        "note:",
+        "-3",
     );
-    env.expect(window, "note:", "-3");
-    act(
+    shown(
         env,
         window,
         &["type", "--id", &id, "- item"],
-        Some("-3- item"),
+        "note:",
+        "-3- item",
     );
-    env.expect(window, "note:", "-3- item");
 }
 
 /// The web page: date, time and date-time editors set by ISO value, a date typed into
@@ -81,7 +87,7 @@ pub fn web(env: &Env) {
         let data = env.ok(&["read", "--window", w, "-i"]);
         let id = |role: &str, name: &str| id_of(&data, role, name);
         let (date, time, n) = values(round);
-        act(
+        shown(
             env,
             w,
             &[
@@ -91,10 +97,10 @@ pub fn web(env: &Env) {
                 "--value",
                 &date,
             ],
-            Some(&date),
+            "day:",
+            &date,
         );
-        env.expect(w, "day:", &date);
-        act(
+        shown(
             env,
             w,
             &[
@@ -104,9 +110,9 @@ pub fn web(env: &Env) {
                 "--value",
                 &time,
             ],
-            Some(&time),
+            "clock:",
+            &time,
         );
-        env.expect(w, "clock:", &time);
         let both = format!("{date}T{time}");
         act(
             env,
@@ -122,13 +128,13 @@ pub fn web(env: &Env) {
         );
         env.expect(w, "meeting:", &both);
         let (count, spin) = (id("spin", "Count"), id("spin", "Spin"));
-        act(
+        shown(
             env,
             w,
             &["set-value", "--id", &count, "--value", &n.to_string()],
-            Some(&n.to_string()),
+            "count:",
+            &n.to_string(),
         );
-        env.expect(w, "count:", &n.to_string());
         act(
             env,
             w,
@@ -137,21 +143,21 @@ pub fn web(env: &Env) {
         );
         env.expect(w, "spin:", &(-n).to_string());
         let typed = (n + 1).to_string();
-        act(
+        shown(
             env,
             w,
             &["type", "--id", &count, "--replace", &typed],
-            Some(&typed),
+            "count:",
+            &typed,
         );
-        env.expect(w, "count:", &typed);
         let typed = (-n - 1).to_string();
-        act(
+        shown(
             env,
             w,
             &["type", "--id", &spin, "--replace", &typed],
-            Some(&typed),
+            "spin:",
+            &typed,
         );
-        env.expect(w, "spin:", &typed);
         // Digits typed into the month move on through the day and the year, as a person's do.
         let next = format!("{}-{:02}-{:02}", 2001 + round, round % 9 + 3, round + 10);
         let digits = format!("{}{}{}", &next[5..7], &next[8..10], &next[0..4]);
@@ -200,13 +206,13 @@ pub fn gtk(env: &Env) {
     for round in 0..ROUNDS {
         let (_, _, n) = values(round);
         let count = id_of(&env.ok(&["read", "--window", w, "-i"]), "spin", "Count");
-        act(
+        shown(
             env,
             w,
             &["set-value", "--id", &count, "--value", &n.to_string()],
-            Some(&n.to_string()),
+            "count:",
+            &n.to_string(),
         );
-        env.expect(w, "count:", &n.to_string());
         let typed = (-n - 1).to_string();
         act(
             env,
@@ -232,36 +238,36 @@ pub fn qt(env: &Env) {
         let (date, _, n) = values(round);
         let data = env.ok(&["read", "--window", w, "-i"]);
         let (count, day) = (id_of(&data, "spin", "Count"), id_of(&data, "spin", "Day"));
-        act(
+        shown(
             env,
             w,
             &["set-value", "--id", &count, "--value", &n.to_string()],
-            Some(&n.to_string()),
+            "count:",
+            &n.to_string(),
         );
-        env.expect(w, "count:", &n.to_string());
         let typed = (-n - 1).to_string();
-        act(
+        shown(
             env,
             w,
             &["type", "--id", &count, "--replace", &typed],
-            Some(&typed),
+            "count:",
+            &typed,
         );
-        env.expect(w, "count:", &typed);
-        act(
+        shown(
             env,
             w,
             &["set-value", "--id", &day, "--value", &date],
-            Some(&date),
+            "day:",
+            &date,
         );
-        env.expect(w, "day:", &date);
         let next = format!("{}-{:02}-{:02}", 2001 + round, round % 9 + 3, round + 10);
-        act(
+        shown(
             env,
             w,
             &["type", "--id", &day, "--replace", &next],
-            Some(&next),
+            "day:",
+            &next,
         );
-        env.expect(w, "day:", &next);
         // Not a date in the field's form: refused, the date kept.
         assert_eq!(
             refused(env, w, &["set-value", "--id", &day, "--value", "-3"]),
