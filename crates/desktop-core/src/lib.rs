@@ -24,6 +24,7 @@ pub mod refs;
 pub mod render;
 pub mod request;
 pub mod role;
+pub mod screenshot;
 pub mod shot;
 pub mod system;
 pub mod watch;

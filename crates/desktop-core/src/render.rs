@@ -238,3 +238,46 @@ fn text_node(out: &mut String, n: &Node, depth: usize, bounds: bool) {
 fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
+
+/// A read as text: the window's line, its element tree (with or without each element's
+/// screen rectangle), and what was left out.
+pub fn read_text(data: &crate::ReadData, bounds: bool) -> String {
+    let w = &data.window;
+    let mut s = format!("{} \"{}\"", w.app, w.title);
+    if let Some(id) = w.id {
+        let _ = write!(s, " id 0x{id:x}");
+    }
+    if w.pid != 0 {
+        let _ = write!(s, " pid {}", w.pid);
+    }
+    s.push('\n');
+    s.push_str(&text_tree_with(&data.elements, bounds));
+    if data.shown < data.total {
+        let _ = writeln!(
+            s,
+            "... {} more elements not shown (--max-elements {}); narrow with --roles, --bbox, --text or -i",
+            data.total - data.shown,
+            data.shown
+        );
+    }
+    if let Some(reason) = &data.incomplete {
+        let _ = writeln!(
+            s,
+            "... the window was not read whole ({reason}); narrow with --depth, --bbox or --text"
+        );
+    }
+    s
+}
+
+/// The text of a read, cut to about `max_tokens` (four characters a token) by showing
+/// fewer elements; the cut is marked in the text and in `shown`.
+pub fn capped_read_text(data: &mut crate::ReadData, max_tokens: usize, bounds: bool) -> String {
+    let mut out = read_text(data, bounds);
+    while out.len() / 4 > max_tokens && data.shown > 1 {
+        let keep = (data.shown * max_tokens * 4 / out.len().max(1)).clamp(1, data.shown - 1);
+        crate::filter::number_and_cap(&mut data.elements, Some(keep));
+        data.shown = keep;
+        out = read_text(data, bounds);
+    }
+    out
+}

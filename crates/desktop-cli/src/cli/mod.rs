@@ -651,8 +651,7 @@ pub struct McpArgs {
 
 /// When the agent asks before acting.
 #[cfg(feature = "agent")]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Confirm {
     /// Launching programs, typing into terminals, system key combos, apps outside --allow-app.
     Risky,

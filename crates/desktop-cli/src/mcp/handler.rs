@@ -4,11 +4,11 @@
 //! error code and suggestion, so a model can recover.
 
 use super::params as p;
-use crate::commands::{act, read, shot, watch};
+use crate::commands::{act, read, watch};
 use crate::platform::Platform;
 use base64::Engine;
 use desktop_core::shot::Encoding;
-use desktop_core::{Desktop, Error, ErrorCode, Result, Target};
+use desktop_core::{render, screenshot, Desktop, Error, ErrorCode, Result, Target};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
@@ -300,7 +300,7 @@ async fn read_tool(d: &Platform, a: p::Read) -> Result<CallToolResult> {
     let mut data = d.read(&a.target.target(), &filters).await?;
     // The token cap: about four characters a token in the text tree.
     let max_tokens = a.max_tokens.unwrap_or(8000).max(100);
-    let text = read::capped_text(&mut data, max_tokens, true);
+    let text = render::capped_read_text(&mut data, max_tokens, true);
     read::remember(d, &data);
     Ok(structured(&data, Some(text)))
 }
@@ -308,20 +308,23 @@ async fn read_tool(d: &Platform, a: p::Read) -> Result<CallToolResult> {
 async fn screenshot_tool(d: &Platform, a: p::Screenshot) -> Result<CallToolResult> {
     let mut req = a.request()?;
     loop {
-        let s = shot::take(d, &req).await?;
+        let s = screenshot::take(d, &req, None).await?;
+        if let Some(w) = &s.warning {
+            crate::output::notice(w);
+        }
         let max_edge = req.max_edge.unwrap_or(1568);
         if s.bytes.len() <= MAX_IMAGE_BYTES || max_edge <= 256 {
             let b64 = base64::engine::general_purpose::STANDARD.encode(&s.bytes);
-            let meta = s.meta;
+            let i = &s.info;
             let summary = format!(
-                "{}x{} {} at scale {:.3} of screen region {}; screen x = {} + image x / scale, screen y = {} + image y / scale",
-                meta["width"], meta["height"], meta["format"].as_str().unwrap_or(""), meta["scale"].as_f64().unwrap_or(1.0), meta["region"], meta["origin"][0], meta["origin"][1]
+                "{}x{} {} at scale {:.3} of screen region {:?}; screen x = {} + image x / scale, screen y = {} + image y / scale",
+                i.width, i.height, i.format, i.scale, i.region, i.origin.0, i.origin.1
             );
             let mut r = CallToolResult::success(vec![
                 ContentBlock::image(b64, s.mime),
                 ContentBlock::text(summary),
             ]);
-            r.structured_content = Some(meta);
+            r.structured_content = serde_json::to_value(&s.info).ok();
             return Ok(r);
         }
         // Too big for a host: JPEG first, then lower quality, then smaller.

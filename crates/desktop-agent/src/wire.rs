@@ -412,7 +412,7 @@ fn responses_reply(v: &Value) -> Result<Reply> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::model::Outcome;
+    use crate::model::Outcome;
 
     fn convo() -> Vec<Message> {
         vec![

@@ -128,7 +128,7 @@ pub fn parse(text: &str, turn: u32) -> Result<Vec<(Call, Step)>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::tools::Act;
+    use crate::tools::Act;
 
     #[test]
     fn contract_replies() {

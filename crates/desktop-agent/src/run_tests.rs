@@ -8,7 +8,7 @@ use super::run::{run, Options};
 use super::screen;
 use super::secrets::Secrets;
 use super::transcript::Transcript;
-use crate::cli::Confirm;
+use crate::Confirm;
 use desktop_core::backend::Display;
 use desktop_core::fake::{el, refs_file, FakeDesktop};
 use desktop_core::{Node, Rect, Role, States, Target};
@@ -123,6 +123,7 @@ fn options(goal: &str, max_steps: u32, secrets: Secrets) -> Options {
         },
         call_timeout: Duration::from_secs(2),
         secrets,
+        services: services(),
     }
 }
 
@@ -265,4 +266,29 @@ fn max_steps_ends_a_run_that_never_finishes() {
     assert_eq!(data["success"], false, "{data}");
     assert_eq!(data["stop"], "max_steps", "{data}");
     assert_eq!(d.inputs().len(), 3, "{:?}", d.inputs());
+}
+
+/// The clipboard of a test: text held in memory.
+#[derive(Default)]
+pub(crate) struct MemClipboard(std::sync::Mutex<Option<String>>);
+
+impl desktop_core::system::Clipboard for MemClipboard {
+    fn get(&self, _: Duration) -> desktop_core::Result<Option<String>> {
+        Ok(self.0.lock().unwrap().clone())
+    }
+    fn set(&self, text: &str, _: Duration) -> desktop_core::Result<()> {
+        *self.0.lock().unwrap() = Some(text.to_string());
+        Ok(())
+    }
+    fn clear(&self) -> desktop_core::Result<()> {
+        *self.0.lock().unwrap() = None;
+        Ok(())
+    }
+}
+
+pub(crate) fn services() -> crate::Services {
+    crate::Services {
+        clipboard: std::sync::Arc::new(MemClipboard::default()),
+        platform: "test",
+    }
 }

@@ -12,8 +12,8 @@ use super::screen::{self, Screen};
 use super::secrets::Secrets;
 use super::tools::{self, Act, Step};
 use super::transcript::Transcript;
-use crate::cli::Confirm;
-use crate::output::notice;
+use crate::notice;
+use crate::Confirm;
 use base64::Engine;
 use desktop_core::{Desktop, Error, Result, Target};
 use serde_json::{json, Value};
@@ -31,6 +31,7 @@ pub struct Options {
     pub screen: screen::Options,
     pub call_timeout: Duration,
     pub secrets: Secrets,
+    pub services: crate::Services,
 }
 
 const SYSTEM: &str = "You operate a {platform} desktop to reach the user's goal. Each turn you get the working window's \
@@ -196,7 +197,7 @@ impl<D: Desktop> Loop<'_, D> {
     }
 
     async fn think(&mut self) -> Result<Reply> {
-        let mut system = SYSTEM.replace("{platform}", crate::platform::name());
+        let mut system = SYSTEM.replace("{platform}", self.o.services.platform);
         if self.o.plan && self.turns == 0 {
             system.push_str(PLAN);
         }
@@ -571,7 +572,16 @@ impl<D: Desktop> Loop<'_, D> {
             }
             Verdict::Go => {
                 record["executed"] = json!(true);
-                match exec::run(self.d, &self.window, screen, &act, self.o.call_timeout).await {
+                match exec::run(
+                    self.d,
+                    &self.window,
+                    screen,
+                    &act,
+                    self.o.call_timeout,
+                    &self.o.services.clipboard,
+                )
+                .await
+                {
                     Ok(done) => {
                         if let Some(w) = done.window {
                             self.window = w;

@@ -3,7 +3,7 @@
 //! checked before every action.
 
 use super::tools::{Act, Step};
-use crate::cli::Confirm;
+use crate::Confirm;
 use std::io::BufRead;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -120,7 +120,7 @@ pub enum Verdict {
 /// Asks on stderr and reads the answer from stdin; anything but "y"/"yes" (end of input
 /// included) is a no.
 pub fn ask(question: &str) -> bool {
-    crate::output::notice(&format!("{question} [y/N] "));
+    crate::notice(&format!("{question} [y/N] "));
     let mut line = String::new();
     match std::io::stdin().lock().read_line(&mut line) {
         Ok(0) | Err(_) => false,
@@ -164,7 +164,7 @@ impl KillSwitch {
         let flag = k.stopped.clone();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                crate::output::notice("stopping before the next action (Ctrl+C again to quit now)");
+                crate::notice("stopping before the next action (Ctrl+C again to quit now)");
                 flag.store(true, Ordering::SeqCst);
                 if tokio::signal::ctrl_c().await.is_ok() {
                     std::process::exit(130);

@@ -5,9 +5,10 @@
 
 use super::secrets::Secrets;
 use super::tools::{Act, Space, Spot};
-use crate::commands::{read, shot};
+use desktop_core::refs::RefMap;
 use desktop_core::shot::Encoding;
 use desktop_core::watch::ShotRequest;
+use desktop_core::{render, screenshot};
 use desktop_core::{Desktop, Filters, Node, ReadData, Rect, Target};
 use serde_json::{json, Value};
 
@@ -154,8 +155,10 @@ pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &
             // Values are blanked before the tree is cut to size (a cut could keep part of
             // one); names stay for the ref map, which checks them, and are blanked in the text.
             blank_values(&mut data.elements, secrets);
-            let text = read::capped_text(&mut data, o.tree_tokens.max(200), o.bounds);
-            read::remember(d, &data);
+            let text = render::capped_read_text(&mut data, o.tree_tokens.max(200), o.bounds);
+            if let Err(e) = RefMap::remember(&d.refs_path(), &data) {
+                crate::notice(&format!("cannot save element ids: {e}"));
+            }
             (Some(data), text)
         }
         Err(e) => (
@@ -203,9 +206,9 @@ pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &
             grid: o.grid,
             hide,
         };
-        match shot::take_with(d, &req, data.as_ref()).await {
+        match screenshot::take(d, &req, data.as_ref()).await {
             Ok(s) => {
-                let g = s.geometry;
+                let g = &s.info;
                 let f = Frame {
                     origin: g.origin,
                     scale: g.scale,

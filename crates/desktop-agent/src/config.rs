@@ -3,7 +3,7 @@
 //! show in `ps`), and are never printed.
 
 use super::model::{Protocol, Provider};
-use crate::cli::{AgentArgs, Confirm};
+use crate::{Choices, Confirm};
 use desktop_core::{Error, Result};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -77,7 +77,7 @@ fn warn_if_shared(path: &Path) {
         if let Ok(m) = std::fs::metadata(path) {
             let mode = m.permissions().mode() & 0o777;
             if mode & 0o077 != 0 {
-                crate::output::notice(&format!(
+                crate::notice(&format!(
                     "{} holds an api_key and is readable by other users (mode {mode:o}); \
                      run: chmod 600 {}",
                     path.display(),
@@ -95,7 +95,7 @@ fn env(name: &str) -> Option<String> {
 }
 
 /// Resolves the settings for a run.
-pub fn resolve(a: &AgentArgs) -> Result<Settings> {
+pub fn resolve(a: &Choices) -> Result<Settings> {
     let file = match &a.config {
         Some(p) => load(p, true)?,
         None => match default_path() {
@@ -171,7 +171,7 @@ pub fn resolve(a: &AgentArgs) -> Result<Settings> {
                 .unwrap_or(2048)
                 .clamp(64, 64_000),
             timeout: Duration::from_secs(
-                a.model_timeout
+                a.model_timeout_s
                     .or(file.model_timeout)
                     .unwrap_or(120)
                     .clamp(1, 900),

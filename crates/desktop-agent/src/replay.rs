@@ -9,8 +9,8 @@ use super::screen::{self, Screen};
 use super::secrets::Secrets;
 use super::tools::{self, Act, Space, Spot};
 use super::transcript::{self, has_redacted};
-use crate::cli::Confirm;
-use crate::output::notice;
+use crate::notice;
+use crate::Confirm;
 use desktop_core::Desktop;
 use desktop_core::{Result, Target};
 use serde_json::{json, Value};
@@ -24,6 +24,7 @@ pub struct Options {
     pub call_timeout: Duration,
     /// For steps that typed a `{{secret:NAME}}`: the run's `--secret` options again.
     pub secrets: Secrets,
+    pub clipboard: std::sync::Arc<dyn desktop_core::system::Clipboard + Send + Sync>,
 }
 
 /// The element of this screen with the recorded role and name.
@@ -213,7 +214,7 @@ pub async fn run<D: Desktop>(d: &D, dir: &Path, o: Options) -> Result<Value> {
             }
         };
         record["executed"] = json!(true);
-        match exec::run(d, &window, &screen, &act, o.call_timeout).await {
+        match exec::run(d, &window, &screen, &act, o.call_timeout, &o.clipboard).await {
             Ok(done) => {
                 record["ok"] = json!(true);
                 record["result"] = serde_json::from_str(&o.secrets.hide(&done.result.to_string()))

@@ -4,13 +4,14 @@
 
 use super::screen::Screen;
 use super::tools::{Act, Space, Spot};
-use crate::commands::clip;
 use desktop_core::keys;
 use desktop_core::request::{Action, ActionRequest, Aim, Element};
+use desktop_core::system::Clipboard;
 use desktop_core::watch::WaitRequest;
 use desktop_core::Desktop;
 use desktop_core::{Button, Direction, Error, ErrorCode, Result, Target};
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What a step did: the result for the model, and a new working window if it changed.
@@ -69,6 +70,7 @@ pub async fn run<D: Desktop>(
     screen: &Screen,
     act: &Act,
     call_timeout: Duration,
+    clipboard: &Arc<dyn Clipboard + Send + Sync>,
 ) -> Result<Done> {
     let t = window.clone();
     let plain = |r: Value| {
@@ -211,17 +213,24 @@ pub async fn run<D: Desktop>(
         }
         Act::Toggle { id: element } => act_on(d, &t, id(*element), Action::Toggle).await,
         Act::ClipboardGet => {
-            let r = tokio::task::spawn_blocking(move || clip::get(call_timeout))
+            // The platform's clipboard may block (X11 waits on the selection's owner).
+            let c = Arc::clone(clipboard);
+            let text = tokio::task::spawn_blocking(move || c.get(call_timeout))
                 .await
                 .map_err(|e| Error::internal(e.to_string()))??;
-            plain(r)
+            plain(match text {
+                Some(text) => json!({ "text": text }),
+                None => json!({ "text": "", "empty": true }),
+            })
         }
         Act::ClipboardSet { text } => {
             let text = text.clone();
-            let r = tokio::task::spawn_blocking(move || clip::set(&text, call_timeout))
+            let c = Arc::clone(clipboard);
+            let chars = text.chars().count();
+            tokio::task::spawn_blocking(move || c.set(&text, call_timeout))
                 .await
                 .map_err(|e| Error::internal(e.to_string()))??;
-            plain(r)
+            plain(json!({ "chars": chars }))
         }
         Act::Done { .. } | Act::AskUser { .. } => {
             Err(Error::new(ErrorCode::Internal, "not an action"))
@@ -378,6 +387,7 @@ mod tests {
             screen,
             &act,
             Duration::from_secs(1),
+            &crate::run_tests::services().clipboard,
         ))
     }
 
@@ -466,5 +476,33 @@ mod tests {
         let e = run_step(&d, &screen, typed_on_button).unwrap_err();
         assert_eq!(e.code, ErrorCode::ActionNotSupported);
         assert!(d.inputs().is_empty(), "{:?}", d.inputs());
+    }
+
+    #[test]
+    fn the_clipboard_steps_use_the_platform_clipboard() {
+        let (d, screen, _) = setup("agent-exec-clipboard");
+        let services = crate::run_tests::services();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let step = |act: Act| {
+            rt.block_on(run(
+                &d,
+                &Target::default(),
+                &screen,
+                &act,
+                Duration::from_secs(1),
+                &services.clipboard,
+            ))
+            .unwrap()
+            .result
+        };
+        assert_eq!(step(Act::ClipboardGet), json!({"text": "", "empty": true}));
+        let set = Act::ClipboardSet {
+            text: "héllo".into(),
+        };
+        assert_eq!(step(set), json!({"chars": 5}));
+        assert_eq!(step(Act::ClipboardGet), json!({"text": "héllo"}));
     }
 }

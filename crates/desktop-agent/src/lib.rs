@@ -1,0 +1,170 @@
+//! desktop-cli's agent: a model carries out a goal on a desktop, grounded in the
+//! accessibility tree (ids) and a marked screenshot, acting through the same engine as the
+//! CLI, with confirmation of risky steps, a kill switch, a step limit and a transcript.
+//! Generic over [`Desktop`], so whole runs are tested on the in-memory desktop.
+
+mod config;
+mod contract;
+mod exec;
+mod model;
+mod replay;
+mod run;
+#[cfg(test)]
+mod run_tests;
+mod safety;
+mod screen;
+mod secrets;
+mod tools;
+mod transcript;
+mod wire;
+
+use desktop_core::system::Clipboard;
+use desktop_core::Desktop;
+use desktop_core::{Error, Result, Target};
+use serde::Deserialize;
+use serde_json::Value;
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// When the agent asks before acting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confirm {
+    /// Launching programs, typing into terminals, system key combos, apps outside the
+    /// allowed ones.
+    Risky,
+    /// Every action.
+    All,
+    /// No action (apps outside the allowed ones are then refused instead of asked about).
+    Never,
+}
+
+/// Choices given for this run (flags); each overrides the environment and the settings
+/// file. `None`/empty: not given.
+#[derive(Debug, Default, Clone)]
+pub struct Choices {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub fallback_model: Option<String>,
+    pub base_url: Option<String>,
+    /// The settings file (default `~/.config/desktop-cli/agent.toml`).
+    pub config: Option<PathBuf>,
+    pub max_steps: Option<u32>,
+    pub max_tokens: Option<u32>,
+    pub model_timeout_s: Option<u64>,
+    pub confirm: Option<Confirm>,
+    pub allow_apps: Vec<String>,
+}
+
+/// One run of the agent, or a replay of a recorded one.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// What to do, in plain words.
+    pub goal: Option<String>,
+    /// The window to start in (empty: the focused window).
+    pub start: Target,
+    pub choices: Choices,
+    /// Plan and show the actions, act on nothing.
+    pub dry_run: bool,
+    /// Ask for the whole plan up front.
+    pub plan: bool,
+    /// The JSON step contract in the reply text instead of native tool calls.
+    pub json_contract: bool,
+    /// Send no screenshots: the element tree alone.
+    pub no_screenshot: bool,
+    pub grid: bool,
+    /// Each element's rectangle in the tree sent to the model.
+    pub tree_bounds: bool,
+    /// Cap on the tree sent each step, in tokens (200 to 100000).
+    pub tree_tokens: usize,
+    /// Folder for the transcript (default under the user's state directory).
+    pub transcript: Option<PathBuf>,
+    /// `NAME=env:VAR` / `NAME=file:PATH`.
+    pub secrets: Vec<String>,
+    /// `NAME=FIELD`.
+    pub secret_fields: Vec<String>,
+    /// Re-execute a recorded run's actions instead.
+    pub replay: Option<PathBuf>,
+    /// Longest wait for one call to the desktop.
+    pub call_timeout: Duration,
+}
+
+/// What the agent uses besides the desktop itself.
+#[derive(Clone)]
+pub struct Services {
+    pub clipboard: Arc<dyn Clipboard + Send + Sync>,
+    /// The platform's name, for the model ("Linux", "macOS", "Windows").
+    pub platform: &'static str,
+}
+
+/// Runs the agent; `connect` is awaited only once the request checks out. The answer's
+/// `success` says whether the goal was reached.
+pub async fn run<D, F>(req: Request, connect: F, services: Services) -> Result<Value>
+where
+    D: Desktop,
+    F: Future<Output = Result<D>>,
+{
+    let secrets = secrets::Secrets::parse(&req.secrets, &req.secret_fields)?;
+    if let Some(dir) = &req.replay {
+        let d = connect.await?;
+        let o = replay::Options {
+            confirm: req.choices.confirm.unwrap_or(Confirm::Risky),
+            allow_apps: req.choices.allow_apps.clone(),
+            dry_run: req.dry_run,
+            call_timeout: req.call_timeout,
+            secrets,
+            clipboard: services.clipboard,
+        };
+        return replay::run(&d, dir, o).await;
+    }
+    let goal = req.goal.clone().unwrap_or_default();
+    if goal.trim().is_empty() {
+        return Err(Error::invalid_args("the goal is empty")
+            .suggest("Example: desktop-cli agent \"tick the check box and press Save\""));
+    }
+    if !(200..=100_000).contains(&req.tree_tokens) {
+        return Err(Error::invalid_args("--tree-tokens must be 200 to 100000")
+            .suggest("Example: --tree-tokens 6000"));
+    }
+    let settings = config::resolve(&req.choices)?;
+    let d = connect.await?;
+    // The starting window, pinned by its id so a title change does not lose it.
+    let window = if req.start.is_empty() {
+        req.start.clone()
+    } else {
+        let w = d.resolve(&req.start).await?;
+        Target {
+            window_id: w.id,
+            pid: w.id.is_none().then_some(w.pid),
+            ..Default::default()
+        }
+    };
+    let log = transcript::Transcript::create(req.transcript.clone())?;
+    let o = run::Options {
+        goal,
+        max_steps: settings.max_steps,
+        confirm: settings.confirm,
+        allow_apps: settings.allow_apps,
+        dry_run: req.dry_run,
+        plan: req.plan,
+        json_contract: req.json_contract,
+        screen: screen::Options {
+            tree_tokens: req.tree_tokens,
+            bounds: req.tree_bounds || req.no_screenshot,
+            screenshot: !req.no_screenshot,
+            grid: req.grid,
+        },
+        call_timeout: req.call_timeout,
+        secrets,
+        services,
+    };
+    run::run(&d, settings.provider, o, window, log).await
+}
+
+/// A line on stderr for the person watching the run (never the envelope on stdout).
+#[allow(clippy::print_stderr)]
+pub(crate) fn notice(msg: &str) {
+    eprintln!("desktop-cli: {msg}");
+}

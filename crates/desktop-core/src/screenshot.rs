@@ -1,0 +1,248 @@
+//! Taking a screenshot of a desktop, the same way at every face: capture (the window
+//! directly when the platform can, else its area), mark the interactive elements with their
+//! ids, shrink to the size asked for, draw, encode, and say where the pixels are on screen.
+
+use crate::backend::Desktop;
+use crate::error::{Error, ErrorCode, Result};
+use crate::model::ReadData;
+use crate::node::Rect;
+use crate::refs::RefMap;
+use crate::request::Element;
+use crate::shot::{self, Encoding, Mark};
+use crate::watch::ShotRequest;
+use crate::Filters;
+use serde::Serialize;
+
+/// A finished screenshot: its description and the encoded image.
+#[derive(Debug)]
+pub struct Shot {
+    pub info: ShotInfo,
+    pub bytes: Vec<u8>,
+    /// `image/png` or `image/jpeg`, for the faces that return the image itself.
+    pub mime: &'static str,
+    /// Set when the ids drawn on the image could not be saved for later actions (the image
+    /// is fine; acting by those ids will say they are unknown).
+    pub warning: Option<String>,
+}
+
+/// What a screenshot shows and where: screen x = origin x + image x / scale.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ShotInfo {
+    pub format: &'static str,
+    pub width: u32,
+    pub height: u32,
+    /// Image pixels per screen unit.
+    pub scale: f64,
+    pub origin: (i32, i32),
+    /// The screen rectangle shown, `[x, y, w, h]`.
+    pub region: [i32; 4],
+    /// Encoded size in bytes.
+    pub bytes: usize,
+    /// How many elements carry their id on the image (with annotation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marks: Option<usize>,
+}
+
+impl ShotInfo {
+    /// The screen point under an image point.
+    pub fn to_screen(&self, px: f64, py: f64) -> (i32, i32) {
+        (
+            self.origin.0 + (px / self.scale).round() as i32,
+            self.origin.1 + (py / self.scale).round() as i32,
+        )
+    }
+}
+
+/// Captures, marks and encodes; the scale shrinks further to keep the long edge within
+/// `max_edge`. `known`: a read the caller already made, whose ids the marks show (else the
+/// window is read, and its ids saved, here).
+pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) -> Result<Shot> {
+    a.validate()?;
+    let enc = a.encoding;
+    let screen = d.screen().ok_or_else(|| {
+        Error::new(ErrorCode::NoDisplay, "there is no screen to capture")
+            .suggest("Run inside a desktop session, or start a headless one (sandbox up)")
+    })?;
+    let scope = &a.target;
+    let mut window = None;
+    // A window the platform captures itself (covered or not); else raised and its area.
+    let mut direct = None;
+    let area = if let Some(r) = a.region {
+        r
+    } else if let Some(id) = a.id {
+        let found = d.find(scope, &Element::Id(id)).await?;
+        if let Some(w) = found.window_id {
+            d.raise(w)?;
+        }
+        found.bounds.filter(Rect::is_valid).ok_or_else(|| {
+            Error::new(
+                ErrorCode::NotInteractable,
+                format!("element {id} has no place on screen"),
+            )
+            .suggest("Scroll it into view first")
+        })?
+    } else if !scope.is_empty() {
+        let w = d.resolve(scope).await?;
+        direct = d.capture_window(&w).await?;
+        if direct.is_none() {
+            if let Some(id) = w.id {
+                d.raise(id)?;
+            }
+        }
+        let b = w
+            .bounds
+            .ok_or_else(|| Error::new(ErrorCode::WindowNotFound, "the window has no bounds"))?;
+        window = Some(w);
+        b
+    } else {
+        screen
+    };
+    let mut marks = Vec::new();
+    let mut warning = None;
+    if a.annotate {
+        let filters = Filters {
+            interactive: true,
+            visible_only: true,
+            ..Filters::default()
+        };
+        let fresh;
+        let data = match (known, &window) {
+            (Some(k), _) => k,
+            (None, w) => {
+                fresh = match w {
+                    Some(w) => d.read_window(w.clone(), &filters, None).await?,
+                    None => d.read(scope, &filters).await?,
+                };
+                let path = d.refs_path();
+                if let Err(e) = RefMap::remember(&path, &fresh) {
+                    warning = Some(format!(
+                        "cannot save element ids to {}: {e}",
+                        path.display()
+                    ));
+                }
+                &fresh
+            }
+        };
+        for n in &data.elements {
+            n.walk(&mut |e| {
+                if e.is_interactive() {
+                    if let Some(b) = e.bounds.filter(|b| b.is_valid() && b.intersects(&area)) {
+                        marks.push(Mark { id: e.id, rect: b });
+                    }
+                }
+            });
+        }
+    }
+    let mut capture = match direct {
+        Some(c) => c,
+        None => d.capture(area).await?,
+    };
+    for r in &a.hide {
+        capture.paint_over(r);
+    }
+    let (cw, ch) = capture.image.dimensions();
+    // The request's scale shrinks the pixels captured (a Retina capture holds 2 a unit);
+    // the image's scale is in pixels per screen unit.
+    let mut shrink = a.scale;
+    if let Some(edge) = a.max_edge {
+        let long = f64::from(cw.max(ch));
+        if long * shrink > f64::from(edge) {
+            shrink = (f64::from(edge) / long).max(0.01);
+        }
+    }
+    let scale = shrink * capture.scale;
+    let img = shot::render(&capture, scale, &marks, a.grid);
+    let shown = capture.area();
+    let bytes = shot::encode(&img, enc)
+        .map_err(|e| Error::internal(format!("cannot encode the image: {e}")))?;
+    let png = enc == Encoding::Png;
+    let info = ShotInfo {
+        format: if png { "png" } else { "jpg" },
+        width: img.width(),
+        height: img.height(),
+        scale,
+        origin: capture.origin,
+        region: [shown.x, shown.y, shown.w, shown.h],
+        bytes: bytes.len(),
+        marks: a.annotate.then_some(marks.len()),
+    };
+    Ok(Shot {
+        info,
+        bytes,
+        mime: if png { "image/png" } else { "image/jpeg" },
+        warning,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    //! Screenshots on the in-memory desktop with a Retina display left of and above the
+    //! primary one: the image keeps the captured pixels, and its geometry maps image points
+    //! back to the right screen points.
+
+    use super::*;
+    use crate::backend::Display;
+    use crate::fake::{block_on, el, refs_file, FakeDesktop};
+    use crate::{Role, Target};
+
+    fn desktop(test: &str) -> FakeDesktop {
+        let tree = vec![el(Role::Button, "OK", (10, 10, 80, 20), vec![])];
+        let d = FakeDesktop::new("demo", "Form", tree, refs_file(test));
+        d.set_displays(vec![
+            Display {
+                bounds: Rect::new(0, 0, 1440, 900),
+                scale: 1.0,
+                primary: true,
+            },
+            Display {
+                bounds: Rect::new(-800, -100, 800, 600),
+                scale: 2.0,
+                primary: false,
+            },
+        ]);
+        d
+    }
+
+    fn request(region: Rect, scale: f64, max_edge: Option<u32>) -> ShotRequest {
+        ShotRequest {
+            target: Target::default(),
+            id: None,
+            region: Some(region),
+            encoding: Encoding::Png,
+            scale,
+            max_edge,
+            annotate: false,
+            grid: false,
+            hide: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_retina_region_keeps_its_pixels_and_maps_back_to_the_screen() {
+        let d = desktop("shot-retina");
+        assert_eq!(d.screen(), Some(Rect::new(-800, -100, 2240, 1000)));
+        let region = Rect::new(-700, -50, 200, 100);
+        let shot = block_on(take(&d, &request(region, 1.0, None), None)).unwrap();
+        let g = &shot.info;
+        assert_eq!((g.width, g.height), (400, 200));
+        assert_eq!((g.origin, g.scale), ((-700, -50), 2.0));
+        assert_eq!(g.region, [-700, -50, 200, 100]);
+        // Image (200,100) is screen (-700 + 200/2, -50 + 100/2).
+        assert_eq!(g.to_screen(200.0, 100.0), (-600, 0));
+        // Shrunk to a 100-pixel edge: a quarter of the pixels, half a pixel a unit.
+        let small = block_on(take(&d, &request(region, 1.0, Some(100)), None)).unwrap();
+        assert_eq!((small.info.width, small.info.scale), (100, 0.5));
+    }
+
+    #[test]
+    fn the_primary_display_stays_one_pixel_a_unit() {
+        let d = desktop("shot-primary");
+        let region = Rect::new(100, 50, 300, 200);
+        let shot = block_on(take(&d, &request(region, 0.5, None), None)).unwrap();
+        let g = &shot.info;
+        assert_eq!(
+            (g.width, g.height, g.scale, g.origin),
+            (150, 100, 0.5, (100, 50))
+        );
+    }
+}
