@@ -3,12 +3,12 @@
 //! cancels at about 60 s) and honours cancellation; failures are tool errors carrying our
 //! error code and suggestion, so a model can recover.
 
-use super::params as p;
 use crate::commands::{act, read, watch};
 use crate::platform::Platform;
 use base64::Engine;
 use desktop_core::shot::Encoding;
 use desktop_core::{render, screenshot, Desktop, Error, ErrorCode, Result, Target};
+use desktop_tools::params as p;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,

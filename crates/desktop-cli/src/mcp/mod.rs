@@ -3,8 +3,6 @@
 
 mod handler;
 mod http;
-mod params;
-mod requests;
 mod tools;
 
 use desktop_core::{Error, ErrorCode, Result};

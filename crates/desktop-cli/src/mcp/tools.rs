@@ -2,9 +2,10 @@
 //! output schemas, and honest annotations (the protocol's defaults say destructive and
 //! open-world, so every hint is set explicitly).
 
-use super::params as p;
 use crate::schema;
 use desktop_core::{Error, Result};
+use desktop_tools::params as p;
+use desktop_tools::schema::plain;
 use rmcp::model::{Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde_json::{Map, Value};
@@ -22,16 +23,7 @@ enum Kind {
 }
 
 fn input_schema<T: JsonSchema>() -> Arc<Map<String, Value>> {
-    let mut v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
-    if let Some(obj) = v.as_object_mut() {
-        obj.remove("$schema");
-        obj.remove("title");
-        obj.entry("type")
-            .or_insert_with(|| Value::String("object".into()));
-        obj.entry("properties")
-            .or_insert_with(|| Value::Object(Map::new()));
-    }
-    Arc::new(v.as_object().cloned().unwrap_or_default())
+    Arc::new(plain::<T>())
 }
 
 fn output_schema(name: &str) -> Option<Arc<Map<String, Value>>> {

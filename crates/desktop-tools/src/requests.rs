@@ -1,6 +1,6 @@
 //! MCP tool arguments → the core's requests, the same `ActionRequest`s the CLI builds.
 
-use super::params as p;
+use crate::params as p;
 use desktop_core::diff::Ignore;
 use desktop_core::filter::{parse_rect, parse_roles};
 use desktop_core::keys;
