@@ -181,12 +181,10 @@ fn block<F: std::future::Future>(f: F) -> F::Output {
         .block_on(f)
 }
 
-#[test]
-fn a_whole_run_lands_every_step_and_keeps_the_secret() {
-    std::env::set_var("DC_AGENT_RUN_PW", "s3cret-Pass!");
-    let secrets = Secrets::parse(&["pw=env:DC_AGENT_RUN_PW".into()], &[]).unwrap();
-    let server = serve(|n, req| match n {
-        // Turn 1: an email, the password by placeholder, the check box; all by id.
+/// A model that signs in: an email, the password by placeholder and the check box by id,
+/// then Save by a point of the screenshot (its centre, in image pixels), then done.
+fn sign_in_model() -> Server {
+    serve(|n, req| match n {
         0 => calls(&[
             (
                 "type_text",
@@ -198,7 +196,6 @@ fn a_whole_run_lands_every_step_and_keeps_the_secret() {
             ),
             ("toggle", json!({"id": id_in(req, "Agree")})),
         ]),
-        // Turn 2: Save by a point of the screenshot (its centre, in image pixels).
         1 => {
             let (w, _) = image_size(req);
             let per_unit = f64::from(w) / 800.0;
@@ -206,7 +203,27 @@ fn a_whole_run_lands_every_step_and_keeps_the_secret() {
             calls(&[("click", json!({"x": x, "y": y}))])
         }
         _ => calls(&[("done", json!({"success": true, "summary": "signed in"}))]),
+    })
+}
+
+/// The element named `name` as the desktop holds it now.
+fn element(d: &FakeDesktop, name: &str) -> Node {
+    let mut v = None;
+    d.mutate(|t| {
+        t[0].walk(&mut |x| {
+            if x.name == name {
+                v = Some(x.clone())
+            }
+        })
     });
+    v.unwrap_or_else(|| panic!("no element {name}"))
+}
+
+#[test]
+fn a_whole_run_lands_every_step_and_keeps_the_secret() {
+    std::env::set_var("DC_AGENT_RUN_PW", "s3cret-Pass!");
+    let secrets = Secrets::parse(&["pw=env:DC_AGENT_RUN_PW".into()], &[]).unwrap();
+    let server = sign_in_model();
     let d = desktop("agent-run");
     let target = Target {
         app: Some("demo".into()),
@@ -218,17 +235,7 @@ fn a_whole_run_lands_every_step_and_keeps_the_secret() {
     assert_eq!(data["success"], true, "{data}");
     assert_eq!(data["stop"], "done", "{data}");
     // Each step landed where the model aimed: read back from the desktop.
-    let value = |name: &str| {
-        let mut v = None;
-        d.mutate(|t| {
-            t[0].walk(&mut |x| {
-                if x.name == name {
-                    v = Some(x.clone())
-                }
-            })
-        });
-        v.unwrap()
-    };
+    let value = |name: &str| element(&d, name);
     assert_eq!(value("Email").value.as_deref(), Some("ada@example.org"));
     assert!(value("Agree").states.contains(States::CHECKED));
     let inputs = d.inputs();
@@ -247,6 +254,55 @@ fn a_whole_run_lands_every_step_and_keeps_the_secret() {
             "the password reached the model"
         );
     }
+}
+
+#[test]
+fn a_replay_finds_the_steps_again_after_the_ids_moved() {
+    std::env::set_var("DC_AGENT_REPLAY_PW", "r3play-Pass!");
+    let secrets = || Secrets::parse(&["pw=env:DC_AGENT_REPLAY_PW".into()], &[]).unwrap();
+    let server = sign_in_model();
+    let first = desktop("agent-replay-first");
+    let o = options("Sign in", 10, secrets());
+    let data = block(run(
+        &first,
+        provider(&server.url),
+        o,
+        Target::default(),
+        transcript("replay"),
+    ))
+    .unwrap();
+    let dir = std::path::PathBuf::from(data["transcript"].as_str().unwrap());
+    assert_eq!(data["success"], true, "{data}");
+    // The same form with a link above it: every id the model used now names another element.
+    let d = desktop("agent-replay-again");
+    d.mutate(|t| {
+        let link = el(Role::Link, "Help", (20, 10, 60, 20), vec![]);
+        t[0].children.insert(0, link);
+    });
+    let o = super::replay::Options {
+        confirm: Confirm::Never,
+        allow_apps: Vec::new(),
+        dry_run: false,
+        call_timeout: Duration::from_secs(2),
+        secrets: secrets(),
+        clipboard: services().clipboard,
+    };
+    let replayed = block(super::replay::run(&d, &dir, o)).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(replayed["success"], true, "{replayed}");
+    assert_eq!(replayed["steps"].as_array().map(Vec::len), Some(4), "{replayed}");
+    assert_eq!(
+        element(&d, "Email").value.as_deref(),
+        Some("ada@example.org")
+    );
+    assert!(element(&d, "Agree").states.contains(States::CHECKED));
+    let inputs = d.inputs();
+    assert!(inputs.iter().any(|i| i.contains("r3play-Pass!")), "{inputs:?}");
+    assert!(inputs.iter().any(|i| i == "click 350,420"), "{inputs:?}");
+    assert!(
+        !replayed.to_string().contains("r3play-Pass!"),
+        "the secret is in the replay's answer"
+    );
 }
 
 #[test]
