@@ -21,7 +21,7 @@ mod wire;
 use desktop_core::system::Clipboard;
 use desktop_core::Desktop;
 use desktop_core::{Error, Result, Target};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::future::Future;
 use std::path::PathBuf;
@@ -91,6 +91,41 @@ pub struct Request {
     pub call_timeout: Duration,
 }
 
+/// How a run (or a replay) ended, and what it did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The goal was reached (a replay: every step ran).
+    pub success: bool,
+    /// `done`, `ask_user`, `max_steps`, `refused`, `killed`, `error`, ...; a replay:
+    /// `replayed` or `failed`.
+    pub stop: String,
+    pub message: String,
+    /// Each step as the transcript records it (tool, action, why, result or error).
+    pub steps: Vec<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<Tokens>,
+    /// Per model turn: tokens, latency, model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<u64>,
+    /// The run's transcript folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<String>,
+    /// The transcript a replay followed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed_from: Option<String>,
+}
+
+/// Model tokens over a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+}
+
 /// What the agent uses besides the desktop itself.
 #[derive(Clone)]
 pub struct Services {
@@ -99,9 +134,8 @@ pub struct Services {
     pub platform: &'static str,
 }
 
-/// Runs the agent; `connect` is awaited only once the request checks out. The answer's
-/// `success` says whether the goal was reached.
-pub async fn run<D, F>(req: Request, connect: F, services: Services) -> Result<Value>
+/// Runs the agent; `connect` is awaited only once the request checks out.
+pub async fn run<D, F>(req: Request, connect: F, services: Services) -> Result<Report>
 where
     D: Desktop,
     F: Future<Output = Result<D>>,

@@ -114,7 +114,7 @@ fn rebind(
     })
 }
 
-pub async fn run<D: Desktop>(d: &D, dir: &Path, o: Options) -> Result<Value> {
+pub async fn run<D: Desktop>(d: &D, dir: &Path, o: Options) -> Result<crate::Report> {
     let events = transcript::actions(dir)?;
     let mut steps = Vec::new();
     let mut failure = None;
@@ -232,11 +232,16 @@ pub async fn run<D: Desktop>(d: &D, dir: &Path, o: Options) -> Result<Value> {
         }
     }
     let ok = failure.is_none();
-    Ok(json!({
-        "success": ok,
-        "stop": if ok { "replayed" } else { "failed" },
-        "message": failure.unwrap_or_else(|| format!("replayed {} steps", steps.len())),
-        "steps": steps,
-        "replayed_from": dir.display().to_string(),
-    }))
+    Ok(crate::Report {
+        success: ok,
+        stop: if ok { "replayed" } else { "failed" }.into(),
+        message: failure.unwrap_or_else(|| format!("replayed {} steps", steps.len())),
+        steps,
+        iterations: None,
+        tokens: None,
+        usage: None,
+        time_ms: None,
+        transcript: None,
+        replayed_from: Some(dir.display().to_string()),
+    })
 }

@@ -89,7 +89,7 @@ pub async fn run<D: Desktop>(
     o: Options,
     window: Target,
     log: Transcript,
-) -> Result<Value> {
+) -> Result<crate::Report> {
     let started = Instant::now();
     let mut l = Loop {
         d,
@@ -123,17 +123,22 @@ pub async fn run<D: Desktop>(
         Err(err) => (end(false, "error", err.message.clone()), Some(err)),
     };
     let time_ms = started.elapsed().as_millis() as u64;
-    let data = json!({
-        "success": e.success,
-        "stop": e.stop,
-        "message": l.log.redact(&e.message),
-        "steps": l.steps,
-        "iterations": l.turns,
-        "tokens": {"input": l.tokens.0, "output": l.tokens.1},
-        "usage": l.usage,
-        "time_ms": time_ms,
-        "transcript": l.log.dir().display().to_string(),
-    });
+    let report = crate::Report {
+        success: e.success,
+        stop: e.stop.to_string(),
+        message: l.log.redact(&e.message),
+        steps: std::mem::take(&mut l.steps),
+        iterations: Some(l.turns),
+        tokens: Some(crate::Tokens {
+            input: l.tokens.0,
+            output: l.tokens.1,
+        }),
+        usage: Some(std::mem::take(&mut l.usage)),
+        time_ms: Some(time_ms),
+        transcript: Some(l.log.dir().display().to_string()),
+        replayed_from: None,
+    };
+    let data = serde_json::to_value(&report).unwrap_or(Value::Null);
     l.log.log("end", data.clone());
     l.log.finish();
     match error {
@@ -141,7 +146,8 @@ pub async fn run<D: Desktop>(
             err.message = l.log.redact(&err.message);
             Err(err)
         }
-        None => Ok(serde_json::from_str(&l.log.redact(&data.to_string())).unwrap_or(data)),
+        // A secret the app showed may be in any step's result: swept from the whole report.
+        None => Ok(serde_json::from_str(&l.log.redact(&data.to_string())).unwrap_or(report)),
     }
 }
 

@@ -231,9 +231,9 @@ fn a_whole_run_lands_every_step_and_keeps_the_secret() {
     };
     let o = options("Sign in", 10, secrets);
     let data = block(run(&d, provider(&server.url), o, target, transcript("run"))).unwrap();
-    let _ = std::fs::remove_dir_all(data["transcript"].as_str().unwrap_or_default());
-    assert_eq!(data["success"], true, "{data}");
-    assert_eq!(data["stop"], "done", "{data}");
+    let _ = std::fs::remove_dir_all(data.transcript.clone().unwrap_or_default());
+    assert!(data.success, "{data:?}");
+    assert_eq!(data.stop, "done", "{data:?}");
     // Each step landed where the model aimed: read back from the desktop.
     let value = |name: &str| element(&d, name);
     assert_eq!(value("Email").value.as_deref(), Some("ada@example.org"));
@@ -271,8 +271,8 @@ fn a_replay_finds_the_steps_again_after_the_ids_moved() {
         transcript("replay"),
     ))
     .unwrap();
-    let dir = std::path::PathBuf::from(data["transcript"].as_str().unwrap());
-    assert_eq!(data["success"], true, "{data}");
+    let dir = std::path::PathBuf::from(data.transcript.clone().unwrap());
+    assert!(data.success, "{data:?}");
     // The same form with a link above it: every id the model used now names another element.
     let d = desktop("agent-replay-again");
     d.mutate(|t| {
@@ -289,18 +289,21 @@ fn a_replay_finds_the_steps_again_after_the_ids_moved() {
     };
     let replayed = block(super::replay::run(&d, &dir, o)).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    assert_eq!(replayed["success"], true, "{replayed}");
-    assert_eq!(replayed["steps"].as_array().map(Vec::len), Some(4), "{replayed}");
+    assert!(replayed.success, "{replayed:?}");
+    assert_eq!(replayed.steps.len(), 4, "{replayed:?}");
     assert_eq!(
         element(&d, "Email").value.as_deref(),
         Some("ada@example.org")
     );
     assert!(element(&d, "Agree").states.contains(States::CHECKED));
     let inputs = d.inputs();
-    assert!(inputs.iter().any(|i| i.contains("r3play-Pass!")), "{inputs:?}");
+    assert!(
+        inputs.iter().any(|i| i.contains("r3play-Pass!")),
+        "{inputs:?}"
+    );
     assert!(inputs.iter().any(|i| i == "click 350,420"), "{inputs:?}");
     assert!(
-        !replayed.to_string().contains("r3play-Pass!"),
+        !format!("{replayed:?}").contains("r3play-Pass!"),
         "the secret is in the replay's answer"
     );
 }
@@ -318,9 +321,9 @@ fn max_steps_ends_a_run_that_never_finishes() {
         transcript("max"),
     ))
     .unwrap();
-    let _ = std::fs::remove_dir_all(data["transcript"].as_str().unwrap_or_default());
-    assert_eq!(data["success"], false, "{data}");
-    assert_eq!(data["stop"], "max_steps", "{data}");
+    let _ = std::fs::remove_dir_all(data.transcript.clone().unwrap_or_default());
+    assert!(!data.success, "{data:?}");
+    assert_eq!(data.stop, "max_steps", "{data:?}");
     assert_eq!(d.inputs().len(), 3, "{:?}", d.inputs());
 }
 

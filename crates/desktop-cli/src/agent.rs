@@ -58,9 +58,9 @@ pub async fn command(g: &Global, out: Out, a: AgentArgs) -> i32 {
     };
     let connect = crate::commands::connect(g);
     match desktop_agent::run(request(g, a), connect, services).await {
-        Ok(data) => {
-            let success = data["success"].as_bool().unwrap_or(false);
-            let code = out.ok("agent", data);
+        Ok(report) => {
+            let success = report.success;
+            let code = out.ok("agent", report);
             if code == 0 && !success {
                 1
             } else {
