@@ -174,16 +174,13 @@ impl Desktop for LinuxDesktop {
             .map(AppChanges)
     }
 
-    /// X11's root window, one pixel a unit (monitors side by side share it).
+    /// The monitors RandR reports (all parts of the one root window, one pixel a unit),
+    /// else the root window; none without X.
     fn displays(&self) -> Vec<desktop_core::backend::Display> {
         self.x
-            .iter()
-            .map(|x| desktop_core::backend::Display {
-                bounds: x.screen,
-                scale: 1.0,
-                primary: true,
-            })
-            .collect()
+            .as_ref()
+            .map(crate::x11::X::displays)
+            .unwrap_or_default()
     }
 
     fn pointer(&self) -> Option<(i32, i32)> {

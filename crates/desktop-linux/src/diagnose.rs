@@ -7,6 +7,20 @@ use crate::{apps, sandbox, session};
 use desktop_core::backend::Check;
 use std::time::Duration;
 
+/// The displays as `WxH+X+Y` (xrandr's geometry), the primary one marked, and their source.
+fn displays(x: &X) -> String {
+    let (displays, source) = x.displays_from();
+    let list: Vec<String> = displays
+        .iter()
+        .map(|d| {
+            let b = d.bounds;
+            let primary = if d.primary { " primary" } else { "" };
+            format!("{}x{}+{}+{}{primary}", b.w, b.h, b.x, b.y)
+        })
+        .collect();
+    format!("displays from {}: {}", source.describe(), list.join(", "))
+}
+
 /// Every check, in the order a fix has to follow.
 pub async fn checks(timeout: Duration) -> Vec<Check> {
     let mut checks = Vec::new();
@@ -25,10 +39,11 @@ pub async fn checks(timeout: Duration) -> Vec<Check> {
         "display",
         match (&x, &display) {
             (Ok(x), Some(d)) => Ok(format!(
-                "X display {d} ({}x{}){}",
+                "X display {d} ({}x{}); {}{}",
                 x.screen.w,
                 x.screen.h,
-                in_sandbox.as_ref().map(|s| format!(", sandbox :{s}")).unwrap_or_default()
+                displays(x),
+                in_sandbox.as_ref().map(|s| format!("; sandbox :{s}")).unwrap_or_default()
             )),
             (Err(e), _) => Err(e.message.clone()),
             (Ok(_), None) => Err("DISPLAY is not set".into()),

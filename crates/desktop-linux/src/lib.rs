@@ -15,6 +15,7 @@ mod clues;
 mod convert;
 mod desktop;
 mod diagnose;
+mod displays;
 mod events;
 mod hydrate;
 mod identity;

@@ -25,6 +25,8 @@ pub struct X {
     pub root: Window,
     pub screen: Rect,
     atoms: Atoms,
+    /// The RandR version agreed on, asked the first time displays are (`displays`).
+    pub(crate) randr: std::sync::OnceLock<Option<(u32, u32)>>,
 }
 
 impl std::fmt::Debug for X {
@@ -105,6 +107,7 @@ impl X {
             root,
             screen,
             atoms,
+            randr: std::sync::OnceLock::new(),
         })
     }
 

@@ -6,6 +6,7 @@
 mod act;
 mod agent;
 mod deploy;
+mod displays;
 mod errors;
 mod mcp;
 mod read;
@@ -67,6 +68,7 @@ fn main() {
     tests.extend(sandbox::TESTS);
     tests.extend(skill::TESTS);
     tests.extend(deploy::TESTS);
+    tests.extend(displays::TESTS);
     desktop_testkit::run_tests(Env { desk, victim_pid }, tests, |env, name| {
         env.desk.screenshot(name)
     })
