@@ -43,6 +43,8 @@ fn run() -> i32 {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
+    // Tables are what a read and a list are.
+    let tabular = matches!(cli.command, cli::Command::Read(_) | cli::Command::List(_));
     let out = Out {
         pretty: cli.global.pretty,
         // Image formats belong to `screenshot`; every other command prints JSON or text.
@@ -50,6 +52,7 @@ fn run() -> i32 {
             Some(Format::Text) if !matches!(cli.command, cli::Command::Screenshot(_)) => {
                 Format::Text
             }
+            Some(Format::Csv) if tabular => Format::Csv,
             _ => Format::Json,
         },
     };
@@ -59,6 +62,11 @@ fn run() -> i32 {
             "--format png/jpg is for screenshot; other commands print json or text",
         )
         .suggest("Use --format json or --format text");
+        return out.err("desktop-cli", &e);
+    }
+    if !tabular && cli.global.format == Some(Format::Csv) {
+        let e = Error::invalid_args("--format csv is for read and list")
+            .suggest("Use --format json or --format text here");
         return out.err("desktop-cli", &e);
     }
     // Before any thread exists: adopting a sandbox sets this process's environment.

@@ -47,7 +47,7 @@ fn window() -> Value {
             "app": {"type": "string"},
             "pid": {"type": "integer"},
             "title": {"type": "string"},
-            "id": {"type": "integer", "description": "X11 window id"},
+            "id": {"type": "integer", "description": "the platform's window id (--window-id takes it)"},
             "bounds": bounds(),
             "focused": {"type": "boolean"},
             "modal": {"const": true, "description": "present (true) when the window is a modal dialog: its app takes input there first, and commands naming only the app act on it"},
@@ -92,6 +92,26 @@ fn schemas() -> Vec<(&'static str, Value)> {
                                    "properties": {"reason": {"type": "string"}, "hint": {"type": "string"}}}
                 },
                 "$defs": {"element": element()}
+            }),
+        ),
+        (
+            "csv",
+            json!({
+                "$schema": DRAFT, "title": "read and list with --format csv",
+                "description": "RFC 4180 tables (a header row, CRLF line ends, fields with a comma, quote or line break quoted, quotes doubled); an empty field is an absent value. read: the first row is the window itself (id 0, role `window`, name its title, value its app, states `focused`/`modal`); then one row per element in tree order, with the ids of the JSON read; a last row of role `truncated` or `incomplete` says what was left out (name: why and how to narrow). states are words separated by spaces: focused disabled selected checked mixed expanded collapsed read-only actions:a|b more:N out-of-view. list: one row per window (states focused, modal, no-a11y) or, with --apps, per app; apps that did not answer are rows with state not-answering.",
+                "x-columns": {
+                    "read": desktop_core::table::READ_COLUMNS,
+                    "list": desktop_core::table::WINDOW_COLUMNS,
+                    "list --apps": desktop_core::table::APP_COLUMNS
+                },
+                "x-column-meanings": {
+                    "id": "read: the element's id for actions (--id); list: the window id (--window-id)",
+                    "parent": "id of the element holding this one; empty at the top of the window",
+                    "role": "short role (as `r` in JSON)",
+                    "value": "value or text (never a password: `(hidden)`)",
+                    "hint": "a word or two for a control without a name",
+                    "x,y,w,h": "bounds in screen units"
+                }
             }),
         ),
         (
@@ -179,7 +199,7 @@ pub fn get(command: Option<&str>) -> Result<Value> {
             .map(|(_, v)| v)
             .ok_or_else(|| {
                 Error::invalid_args(format!("no schema for `{name}`"))
-                    .suggest("Known: list, read, action, sandbox, doctor, error")
+                    .suggest("Known: list, read, csv, action, sandbox, doctor, error")
             }),
     }
 }

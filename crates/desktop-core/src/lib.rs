@@ -27,6 +27,7 @@ pub mod role;
 pub mod screenshot;
 pub mod shot;
 pub mod system;
+pub mod table;
 pub mod watch;
 
 pub use backend::Desktop;

@@ -193,37 +193,8 @@ fn text_node(out: &mut String, n: &Node, depth: usize, bounds: bool) {
     if let Some(b) = n.bounds.filter(|b| bounds && b.is_valid()) {
         let _ = write!(out, " {},{},{},{}", b.x, b.y, b.w, b.h);
     }
-    let st = n.states;
-    for (flag, word) in [
-        (States::FOCUSED, "focused"),
-        (States::DISABLED, "disabled"),
-        (States::SELECTED, "selected"),
-        (States::CHECKED, "checked"),
-        (States::MIXED, "mixed"),
-    ] {
-        if st.contains(flag) {
-            let _ = write!(out, " {word}");
-        }
-    }
-    if st.contains(States::EXPANDABLE) {
-        out.push_str(if st.contains(States::EXPANDED) {
-            " expanded"
-        } else {
-            " collapsed"
-        });
-    }
-    if st.contains(States::READ_ONLY) && n.role.is_editable() {
-        out.push_str(" read-only");
-    }
-    let extra: Vec<&str> = shown_actions(n).collect();
-    if !extra.is_empty() {
-        let _ = write!(out, " actions:{}", extra.join(","));
-    }
-    if n.more > 0 {
-        let _ = write!(out, " more:{}", n.more);
-    }
-    if n.out_of_view {
-        out.push_str(" out-of-view");
+    for word in state_words(n, ",") {
+        let _ = write!(out, " {word}");
     }
     if !n.description.is_empty() && n.description != n.name && n.description != n.hint {
         let _ = write!(out, " -- {}", quote(&n.description));
@@ -232,6 +203,42 @@ fn text_node(out: &mut String, n: &Node, depth: usize, bounds: bool) {
     for c in &n.children {
         text_node(out, c, depth + 1, bounds);
     }
+}
+
+/// An element's states and extras as words, the way the text tree shows them: `focused`,
+/// `disabled`, `selected`, `checked`, `mixed`, `expanded`/`collapsed`, `read-only`,
+/// `actions:a<sep>b`, `more:N`, `out-of-view`.
+pub fn state_words(n: &Node, sep: &str) -> Vec<String> {
+    let st = n.states;
+    let mut words: Vec<String> = [
+        (States::FOCUSED, "focused"),
+        (States::DISABLED, "disabled"),
+        (States::SELECTED, "selected"),
+        (States::CHECKED, "checked"),
+        (States::MIXED, "mixed"),
+    ]
+    .into_iter()
+    .filter(|(flag, _)| st.contains(*flag))
+    .map(|(_, w)| w.to_string())
+    .collect();
+    if st.contains(States::EXPANDABLE) {
+        let open = st.contains(States::EXPANDED);
+        words.push(if open { "expanded" } else { "collapsed" }.into());
+    }
+    if st.contains(States::READ_ONLY) && n.role.is_editable() {
+        words.push("read-only".into());
+    }
+    let extra: Vec<&str> = shown_actions(n).collect();
+    if !extra.is_empty() {
+        words.push(format!("actions:{}", extra.join(sep)));
+    }
+    if n.more > 0 {
+        words.push(format!("more:{}", n.more));
+    }
+    if n.out_of_view {
+        words.push("out-of-view".into());
+    }
+    words
 }
 
 /// JSON-style quoting keeps one element per line whatever the text holds.

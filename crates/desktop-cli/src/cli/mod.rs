@@ -37,8 +37,8 @@ pub struct Global {
     /// Pretty-print JSON.
     #[arg(long, global = true)]
     pub pretty: bool,
-    /// Output format: json (the envelope) or text (readable, for people); for `screenshot`,
-    /// the image format: png or jpg.
+    /// Output format: json (the envelope) or text (readable, for people); csv (a table: read
+    /// and list; columns in `schema csv`); for `screenshot`, the image format: png or jpg.
     #[arg(long, global = true, value_enum)]
     pub format: Option<Format>,
     /// Bound on every call to an app (milliseconds, or with a unit: 3s, 500ms); an app
@@ -54,6 +54,7 @@ pub struct Global {
 pub enum Format {
     Json,
     Text,
+    Csv,
     Png,
     #[value(alias = "jpeg")]
     Jpg,

@@ -15,7 +15,8 @@ pub enum ListData {
     Apps(AppList),
 }
 
-pub async fn run(g: &Global, args: ListArgs) -> Result<Rendered<ListData>> {
+/// `csv`: the text form is the CSV table.
+pub async fn run(g: &Global, args: ListArgs, csv: bool) -> Result<Rendered<ListData>> {
     let d = connect(g).await?;
     if args.apps {
         let mut list = d.apps().await?;
@@ -25,6 +26,12 @@ pub async fn run(g: &Global, args: ListArgs) -> Result<Rendered<ListData>> {
         }
         if let Some(pid) = args.pid {
             list.apps.retain(|a| a.pid == pid);
+        }
+        if csv {
+            return Ok(Rendered {
+                text: Some(desktop_core::table::apps_csv(&list)),
+                data: ListData::Apps(list),
+            });
         }
         let mut text = String::new();
         for a in &list.apps {
@@ -49,7 +56,11 @@ pub async fn run(g: &Global, args: ListArgs) -> Result<Rendered<ListData>> {
         ..Target::default()
     };
     let list = d.windows(&target).await?;
-    let text = windows_text(&list);
+    let text = if csv {
+        desktop_core::table::windows_csv(&list)
+    } else {
+        windows_text(&list)
+    };
     Ok(Rendered {
         data: ListData::Windows(list),
         text: Some(text),

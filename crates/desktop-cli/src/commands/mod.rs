@@ -20,7 +20,10 @@ use std::time::Duration;
 pub async fn dispatch(cli: Cli, out: Out) -> i32 {
     let g = cli.global;
     match cli.command {
-        Command::List(args) => finish(out, "list", list::run(&g, args).await),
+        Command::List(args) => {
+            let csv = out.format == crate::cli::Format::Csv;
+            finish(out, "list", list::run(&g, args, csv).await)
+        }
         Command::Read(args) => read::run(&g, out, args).await,
         Command::Click(a) => {
             let req = a.request();
@@ -200,7 +203,7 @@ async fn acting_value(
 fn finish<T: serde::Serialize>(out: Out, command: &str, r: Result<Rendered<T>>) -> i32 {
     match r {
         Ok(Rendered { data, text }) => match (out.format, text) {
-            (crate::cli::Format::Text, Some(t)) => out.text(&t),
+            (crate::cli::Format::Text | crate::cli::Format::Csv, Some(t)) => out.text(&t),
             _ => out.ok(command, data),
         },
         Err(e) => out.err(command, &e),

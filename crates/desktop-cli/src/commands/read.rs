@@ -22,6 +22,7 @@ pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
     let done = t.elapsed();
     let code = match &result {
         Ok(data) if out.format == Format::Text => out.text(&text(data)),
+        Ok(data) if out.format == Format::Csv => out.text(&desktop_core::table::read_csv(data)),
         Ok(data) => out.ok("read", data),
         Err(e) => out.err("read", e),
     };

@@ -13,6 +13,7 @@ mod read;
 mod sandbox;
 mod see;
 mod skill;
+mod tables;
 
 use desktop_testkit::Desk;
 
@@ -67,6 +68,7 @@ fn main() {
     tests.extend(errors::TESTS);
     tests.extend(sandbox::TESTS);
     tests.extend(skill::TESTS);
+    tests.extend(tables::TESTS);
     tests.extend(deploy::TESTS);
     tests.extend(displays::TESTS);
     desktop_testkit::run_tests(Env { desk, victim_pid }, tests, |env, name| {
