@@ -4,9 +4,9 @@
 #![cfg(target_os = "linux")]
 #![allow(clippy::unwrap_used)]
 
-use desktop_core::conformance::{self, Stage, INSERTED};
+use desktop_core::conformance::{self, Stage, FILLED, INSERTED};
 use desktop_core::request::{Action, ActionRequest, Aim, Button, Element};
-use desktop_core::{Desktop, Error, ErrorCode, Filters, Result, Role, Target};
+use desktop_core::{Desktop, Error, ErrorCode, Filters, Node, Result, Role, Target};
 use desktop_linux::LinuxDesktop;
 use desktop_testkit::Desk;
 use std::time::{Duration, Instant};
@@ -16,9 +16,14 @@ const BIN: &str = env!("CARGO_BIN_EXE_desktop-cli");
 struct LinuxStage(LinuxDesktop);
 
 impl LinuxStage {
-    /// Presses the fixture's button `name`, then waits until the inserted check box shows
-    /// (`true`) or is gone (`false`).
-    async fn press_until(&self, name: &str, shows: bool) -> Result<()> {
+    /// Presses the fixture's button `name`, then reads the window until `done` holds of
+    /// its elements (`what` says what that is, for the timeout).
+    async fn press_until(
+        &self,
+        name: &str,
+        what: &str,
+        done: impl Fn(&[Node]) -> bool,
+    ) -> Result<()> {
         let click = Action::Click {
             button: Button::Left,
             count: 1,
@@ -39,22 +44,27 @@ impl LinuxStage {
                 ..Filters::default()
             };
             let data = self.0.read(&self.target(), &shown).await?;
-            let mut there = false;
-            for n in &data.elements {
-                n.walk(&mut |x| there |= x.name == INSERTED);
-            }
-            if there == shows {
+            if done(&data.elements) {
                 return Ok(());
             }
             if Instant::now() > deadline {
                 return Err(Error::new(
                     ErrorCode::Timeout,
-                    format!("{name} did not make {INSERTED} show={shows}"),
+                    format!("{name} did not make {what}"),
                 ));
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
+}
+
+/// Whether an element of `nodes`, at any depth, is one `f` looks for.
+fn any(nodes: &[Node], f: impl Fn(&Node) -> bool) -> bool {
+    let mut hit = false;
+    for n in nodes {
+        n.walk(&mut |x| hit |= f(x));
+    }
+    hit
 }
 
 impl Stage for LinuxStage {
@@ -75,10 +85,25 @@ impl Stage for LinuxStage {
         "Agree"
     }
     async fn insert(&self) -> Result<()> {
-        self.press_until("Insert", true).await
+        self.press_until("Insert", "the check box show", |els| {
+            any(els, |x| x.name == INSERTED)
+        })
+        .await
     }
     async fn remove(&self) -> Result<()> {
-        self.press_until("Remove", false).await
+        self.press_until("Remove", "the check box go", |els| {
+            !any(els, |x| x.name == INSERTED)
+        })
+        .await
+    }
+    async fn fill(&self) -> Result<()> {
+        let field = self.field();
+        self.press_until("Fill", "the field show its text", |els| {
+            any(els, |x| {
+                x.name == field && x.value.as_deref() == Some(FILLED)
+            })
+        })
+        .await
     }
     async fn sleep(&self, time: Duration) {
         tokio::time::sleep(time).await;

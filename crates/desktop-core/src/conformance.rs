@@ -1,17 +1,25 @@
 //! The conformance suite: scenarios every backend must pass, written once against the
 //! contract. A backend's test sets up a [`Stage`] (a window with a text field and a check
-//! box, and a way to make the app insert and remove a second check box above the first)
-//! and runs [`run_all`]; the in-memory desktop runs it in core's tests, the Linux backend on
-//! a GTK window in CI, and a macOS or Windows backend on its own machine.
+//! box, and a way to make the app insert and remove a second check box above the first and
+//! set the field's text itself) and runs [`run_all`]; the in-memory desktop runs it in
+//! core's tests, the Linux backend on a GTK window in CI, and a macOS or Windows backend on
+//! its own machine.
 //!
 //! What is checked: an action by id lands on its element and a read right after shows it;
 //! an id keeps naming its element after the app inserts another before it (or refuses),
 //! never a neighbour; an id of an element that is gone refuses; `wait` finds what is there
-//! and times out on what is not; a capture has the pixels its display's scale says.
+//! and times out on what is not; a capture has the pixels its display's scale says;
+//! `observe` (the change notices, the read they prompt and the diff) sees the insert as one
+//! added element, its removal as that element removed and the app's new text in the field
+//! as a change of the field's id; the window is listed and resolved by its title, and a
+//! title no window has is `WINDOW_NOT_FOUND`.
+
+mod observe;
 
 use crate::backend::Desktop;
 use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
+use crate::model::WindowInfo;
 use crate::node::{Node, Rect, States};
 use crate::refs::RefMap;
 use crate::request::{Action, ActionRequest, Aim, Element};
@@ -36,12 +44,21 @@ pub trait Stage {
     async fn insert(&self) -> Result<()>;
     /// Makes the app remove the check box named [`INSERTED`], and returns once it is gone.
     async fn remove(&self) -> Result<()>;
+    /// Makes the app itself (not an action through the desktop) set the text field's text
+    /// to [`FILLED`], and returns once it shows.
+    async fn fill(&self) -> Result<()>;
     /// Waits (the runtime's timer).
     async fn sleep(&self, time: Duration);
 }
 
 /// The name of the check box a [`Stage`] inserts and removes.
 pub const INSERTED: &str = "Inserted";
+
+/// The text a [`Stage`]'s app puts in its field.
+pub const FILLED: &str = "Filled by the app";
+
+/// A title no window has.
+const NOWHERE: &str = "no window is titled this 7f3a";
 
 /// A scenario that failed: its name and what was seen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +90,14 @@ pub async fn run_all<S: Stage>(stage: &S) -> Vec<Failure> {
     note(
         "captures_follow_displays",
         captures_follow_displays(stage).await,
+    );
+    note(
+        "observe_sees_inserts_removals_and_text",
+        observe::observe_sees_changes(stage).await,
+    );
+    note(
+        "windows_are_found_by_title",
+        windows_are_found_by_title(stage).await,
     );
     failures
 }
@@ -277,4 +302,70 @@ async fn captures_follow_displays<S: Stage>(stage: &S) -> Outcome {
         }
     }
     Ok(())
+}
+
+/// The stage's window is listed (among all windows, and among those its title names) and
+/// resolved by its title and by its window id, its app is listed, and a title no window has
+/// lists nothing and resolves to WINDOW_NOT_FOUND.
+async fn windows_are_found_by_title<S: Stage>(stage: &S) -> Outcome {
+    let d = stage.desktop();
+    let w = d
+        .resolve(&stage.target())
+        .await
+        .map_err(|e| format!("resolve the stage's target: {}", e.message))?;
+    let same = |x: &WindowInfo| x.title == w.title && x.id == w.id && x.app == w.app;
+    let by_title = Target {
+        window: Some(w.title.clone()),
+        ..Target::default()
+    };
+    for t in [Target::default(), by_title.clone()] {
+        let list = d
+            .windows(&t)
+            .await
+            .map_err(|e| format!("windows of {t:?}: {}", e.message))?;
+        if !list.windows.iter().any(same) {
+            let titles: Vec<&str> = list.windows.iter().map(|x| x.title.as_str()).collect();
+            return Err(format!("windows of {t:?} lack {:?}: {titles:?}", w.title));
+        }
+    }
+    let mut by = vec![by_title];
+    if let Some(id) = w.id {
+        by.push(Target {
+            window_id: Some(id),
+            ..Target::default()
+        });
+    }
+    for t in by {
+        match d.resolve(&t).await {
+            Ok(x) if same(&x) => {}
+            Ok(x) => return Err(format!("{t:?} resolved to {:?} ({:?})", x.title, x.id)),
+            Err(e) => return Err(format!("resolve {t:?}: {}", e.message)),
+        }
+    }
+    let apps = d.apps().await.map_err(|e| format!("apps: {}", e.message))?;
+    if !apps.apps.iter().any(|a| a.name == w.app && a.windows > 0) {
+        return Err(format!("the apps lack {:?} with a window", w.app));
+    }
+    let nowhere = Target {
+        window: Some(NOWHERE.into()),
+        ..Target::default()
+    };
+    let list = d
+        .windows(&nowhere)
+        .await
+        .map_err(|e| format!("windows titled {NOWHERE:?}: {}", e.message))?;
+    if !list.windows.is_empty() {
+        return Err(format!(
+            "{} windows are titled {NOWHERE:?}",
+            list.windows.len()
+        ));
+    }
+    match d.resolve(&nowhere).await {
+        Ok(x) => Err(format!("a title no window has resolved to {:?}", x.title)),
+        Err(e) if e.code == ErrorCode::WindowNotFound => Ok(()),
+        Err(e) => Err(format!(
+            "a title no window has: {} instead of WINDOW_NOT_FOUND",
+            e.code.as_str()
+        )),
+    }
 }

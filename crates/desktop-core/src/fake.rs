@@ -1,37 +1,56 @@
 //! An in-memory desktop for tests of platform-neutral logic (ref resolution, `wait`,
-//! `observe`'s diff, the agent's steps): one window whose tree a test can mutate, elements
-//! that react to actions the way toolkits do (check boxes flip, fields take text and values),
-//! and a log of every input. No display, no accessibility bus: these tests run in milliseconds, and
-//! every backend inherits what they pin down.
+//! `observe`, the agent's steps): windows whose trees a test can mutate, elements that react
+//! to actions the way toolkits do (check boxes flip, fields take text and values), change
+//! notices for every change of a tree, and a log of every input. No display, no
+//! accessibility bus: these tests run in milliseconds, and every backend inherits what they
+//! pin down.
 
-use crate::action::{ActionResult, Effect, ElementState, Route};
-use crate::backend::{Desktop, Display, Found, NoChanges, NoMemo};
+mod changes;
+mod desktop;
+mod windows;
+
+pub use changes::FakeChanges;
+
+use crate::backend::{Desktop, Display};
 use crate::error::{Error, ErrorCode, Result};
 use crate::filter::Filters;
-use crate::model::{AppInfo, AppList, ReadData, Target, WindowInfo, WindowList};
+use crate::model::{ReadData, Target, WindowInfo};
 use crate::node::{Handle, Node, Rect, States};
-use crate::refs::{self, Probe, RefMap, WindowRefs};
-use crate::request::{Action, ActionRequest, Aim, Element};
-use crate::shot::Capture;
+use crate::refs::RefMap;
 use std::cell::RefCell;
 use std::path::PathBuf;
-use std::time::Duration;
 
-/// The fake desktop. Handles are `/fake/N`, given to every element without one.
+/// The fake desktop. Handles are `/fake/N`, given to every element without one, unique
+/// across its windows.
 #[derive(Debug)]
 pub struct FakeDesktop {
     state: RefCell<State>,
     refs: PathBuf,
 }
 
+/// One top-level window: what `windows` lists, and its tree.
+#[derive(Debug)]
+struct Window {
+    info: WindowInfo,
+    tree: Vec<Node>,
+    /// Closed windows keep their place (the first window stays the first) but are not
+    /// listed, read or acted on.
+    open: bool,
+}
+
 #[derive(Debug)]
 struct State {
-    window: Option<WindowInfo>,
-    tree: Vec<Node>,
+    windows: Vec<Window>,
     next: u32,
     inputs: Vec<String>,
     displays: Vec<Display>,
+    subscribers: changes::Subscribers,
 }
+
+/// The first window's id; later ones count up from it.
+const FIRST_WINDOW: u64 = 0x40_0001;
+/// The first app's pid; other apps count up from it.
+const FIRST_PID: u32 = 4242;
 
 /// An element for a fake tree: role, name, bounds, children.
 pub fn el(role: crate::Role, name: &str, b: (i32, i32, i32, i32), children: Vec<Node>) -> Node {
@@ -45,6 +64,22 @@ pub fn el(role: crate::Role, name: &str, b: (i32, i32, i32, i32), children: Vec<
     }
 }
 
+fn find_in<'a>(nodes: &'a mut [Node], h: &Handle) -> Option<&'a mut Node> {
+    for n in nodes {
+        if &n.handle == h {
+            return Some(n);
+        }
+        if let Some(found) = find_in(&mut n.children, h) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+fn window_id(w: &Window) -> u64 {
+    w.info.id.unwrap_or_default()
+}
+
 impl State {
     fn assign_handles(&mut self) {
         fn walk(nodes: &mut [Node], next: &mut u32) {
@@ -56,68 +91,181 @@ impl State {
                 walk(&mut n.children, next);
             }
         }
-        walk(&mut self.tree, &mut self.next);
+        for w in &mut self.windows {
+            walk(&mut w.tree, &mut self.next);
+        }
     }
 
-    fn find_mut(&mut self, handle: &Handle) -> Option<&mut Node> {
-        fn walk<'a>(nodes: &'a mut [Node], h: &Handle) -> Option<&'a mut Node> {
-            for n in nodes {
-                if &n.handle == h {
-                    return Some(n);
-                }
-                if let Some(found) = walk(&mut n.children, h) {
-                    return Some(found);
-                }
-            }
-            None
+    fn index_of(&self, id: u64) -> Result<usize> {
+        self.windows
+            .iter()
+            .position(|w| w.info.id == Some(id))
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::WindowNotFound,
+                    format!("the fake desktop has no window {id}"),
+                )
+            })
+    }
+
+    /// The open window `info` describes (by id, else by its root's handle).
+    fn open_index(&self, info: &WindowInfo) -> Result<usize> {
+        self.windows
+            .iter()
+            .position(|w| {
+                w.open
+                    && match info.id {
+                        Some(id) => w.info.id == Some(id),
+                        None => w.info.handle.is_some() && w.info.handle == info.handle,
+                    }
+            })
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::WindowNotFound,
+                    format!("the window \"{}\" is closed", info.title),
+                )
+            })
+    }
+
+    /// The open window holding the element `handle`.
+    fn holding(&self, handle: &Handle) -> Option<usize> {
+        fn has(nodes: &[Node], h: &Handle) -> bool {
+            nodes.iter().any(|n| &n.handle == h || has(&n.children, h))
         }
-        walk(&mut self.tree, handle)
+        self.windows
+            .iter()
+            .position(|w| w.open && has(&w.tree, handle))
+    }
+
+    fn open_windows(&self) -> Vec<WindowInfo> {
+        self.windows
+            .iter()
+            .filter(|w| w.open)
+            .map(|w| w.info.clone())
+            .collect()
+    }
+
+    /// Changes window `k`'s tree with `f`, gives new elements handles, and tells the
+    /// window's subscribers what changed.
+    fn change<T>(&mut self, k: usize, f: impl FnOnce(&mut Vec<Node>) -> T) -> T {
+        let before = self.windows[k].tree.clone();
+        let out = f(&mut self.windows[k].tree);
+        self.assign_handles();
+        let w = &self.windows[k];
+        let root = w.info.handle.clone().unwrap_or_default();
+        let told = changes::notices(&root, &before, &w.tree);
+        self.subscribers.send(window_id(w), &told);
+        out
     }
 }
 
 impl FakeDesktop {
-    /// A desktop with one window of app `app`, titled `title`, showing `tree`; the ids of
-    /// its reads are kept in `refs` (a file the test owns).
+    /// A desktop with one window of app `app`, titled `title`, showing `tree` (focused);
+    /// the ids of its reads are kept in `refs` (a file the test owns).
     pub fn new(app: &str, title: &str, tree: Vec<Node>, refs: PathBuf) -> FakeDesktop {
-        let window = WindowInfo {
-            app: app.into(),
-            pid: 4242,
-            title: title.into(),
-            id: Some(0x40_0001),
-            bounds: Some(Rect::new(0, 0, 800, 600)),
-            focused: true,
-            a11y: true,
-            modal: false,
-            handle: Some(Handle::new("/fake/window")),
-        };
-        let mut state = State {
-            window: Some(window),
-            tree,
-            next: 0,
-            inputs: Vec::new(),
-            displays: vec![Display {
-                bounds: Rect::new(0, 0, 1280, 800),
-                scale: 1.0,
-                primary: true,
-            }],
-        };
-        state.assign_handles();
-        FakeDesktop {
-            state: RefCell::new(state),
+        let d = FakeDesktop {
+            state: RefCell::new(State {
+                windows: Vec::new(),
+                next: 0,
+                inputs: Vec::new(),
+                displays: vec![Display {
+                    bounds: Rect::new(0, 0, 1280, 800),
+                    scale: 1.0,
+                    primary: true,
+                }],
+                subscribers: changes::Subscribers::default(),
+            }),
             refs,
-        }
+        };
+        d.add_window(app, title, tree);
+        d.state.borrow_mut().windows[0].info.focused = true;
+        d
     }
 
-    /// Changes the window's tree, as the app would (new elements get handles).
-    pub fn mutate(&self, f: impl FnOnce(&mut Vec<Node>)) {
+    /// Opens another window (not focused: see [`FakeDesktop::focus_window`]) and returns its
+    /// id. A window of an app already on the desktop shares its pid; each window is placed
+    /// 40 units right of and below the one before.
+    pub fn add_window(&self, app: &str, title: &str, tree: Vec<Node>) -> u64 {
         let mut s = self.state.borrow_mut();
-        f(&mut s.tree);
+        let k = s.windows.len();
+        let id = FIRST_WINDOW + k as u64;
+        let pid = match s.windows.iter().find(|w| w.info.app == app) {
+            Some(w) => w.info.pid,
+            None => {
+                let mut apps: Vec<&str> = s.windows.iter().map(|w| w.info.app.as_str()).collect();
+                apps.sort_unstable();
+                apps.dedup();
+                FIRST_PID + apps.len() as u32
+            }
+        };
+        let offset = 40 * k as i32;
+        // The first window keeps the handle it always had; tests may hold on to it.
+        let handle = match k {
+            0 => "/fake/window".to_string(),
+            _ => format!("/fake/window/{}", k + 1),
+        };
+        s.windows.push(Window {
+            info: WindowInfo {
+                app: app.into(),
+                pid,
+                title: title.into(),
+                id: Some(id),
+                bounds: Some(Rect::new(offset, offset, 800, 600)),
+                focused: false,
+                a11y: true,
+                modal: false,
+                handle: Some(Handle::new(handle)),
+            },
+            tree,
+            open: true,
+        });
         s.assign_handles();
+        id
     }
 
-    /// Closes the window.
+    /// Changes the first window's tree, as the app would (new elements get handles, the
+    /// window's subscribers are told what changed).
+    pub fn mutate(&self, f: impl FnOnce(&mut Vec<Node>)) {
+        self.state.borrow_mut().change(0, f);
+    }
+
+    /// Changes the tree of window `id`, as [`FakeDesktop::mutate`] does the first's.
+    pub fn mutate_window(&self, id: u64, f: impl FnOnce(&mut Vec<Node>)) -> Result<()> {
+        let mut s = self.state.borrow_mut();
+        let k = s.index_of(id)?;
+        s.change(k, f);
+        Ok(())
+    }
+
+    /// Closes the first window.
     pub fn close(&self) {
-        self.state.borrow_mut().window = None;
+        self.close_k(0);
+    }
+
+    /// Closes window `id`: it is no longer listed, its ids go stale, its notices end.
+    pub fn close_window(&self, id: u64) -> Result<()> {
+        let k = self.state.borrow().index_of(id)?;
+        self.close_k(k);
+        Ok(())
+    }
+
+    fn close_k(&self, k: usize) {
+        let mut s = self.state.borrow_mut();
+        let w = &mut s.windows[k];
+        w.open = false;
+        w.info.focused = false;
+        let id = window_id(w);
+        s.subscribers.close(id);
+    }
+
+    /// Gives window `id` the focus (taking it from the others), as a click on it would.
+    pub fn focus_window(&self, id: u64) -> Result<()> {
+        let mut s = self.state.borrow_mut();
+        let k = s.index_of(id)?;
+        for (i, w) in s.windows.iter_mut().enumerate() {
+            w.info.focused = i == k;
+        }
+        Ok(())
     }
 
     /// Every input the desktop received, in order (`"click /fake/3"`, `"type /fake/2 abc"`).
@@ -125,13 +273,16 @@ impl FakeDesktop {
         self.state.borrow().inputs.clone()
     }
 
-    /// The element with this handle path, as it is now.
+    /// The element with this handle path, as it is now (in any window).
     pub fn node(&self, path: &str) -> Option<Node> {
         let h = Handle::new(path);
-        self.state.borrow_mut().find_mut(&h).cloned()
+        let mut s = self.state.borrow_mut();
+        s.windows
+            .iter_mut()
+            .find_map(|w| find_in(&mut w.tree, &h).map(|n| n.clone()))
     }
 
-    /// Reads the window (as `read` does) and records its ids, as the faces do.
+    /// Reads the focused window (as `read` does) and records its ids, as the faces do.
     pub async fn read_and_record(&self, filters: &Filters) -> Result<ReadData> {
         let data = self.read(&Target::default(), filters).await?;
         let mut map = RefMap::load(&self.refs);
@@ -141,281 +292,9 @@ impl FakeDesktop {
         Ok(data)
     }
 
-    fn window(&self) -> Result<WindowInfo> {
-        self.state
-            .borrow()
-            .window
-            .clone()
-            .ok_or_else(|| Error::new(ErrorCode::WindowNotFound, "the fake window is closed"))
-    }
-
-    /// Applies an action to one element the way a toolkit would, and logs it.
-    fn apply(&self, handle: &Handle, action: &Action) -> Result<(Route, Effect)> {
-        let mut s = self.state.borrow_mut();
-        let log = format!("{} {}", action.name(), handle.as_str());
-        let n = s
-            .find_mut(handle)
-            .ok_or_else(|| Error::new(ErrorCode::StaleRef, "the element is gone"))?;
-        if n.states.contains(States::DISABLED) {
-            return Err(Error::new(
-                ErrorCode::NotInteractable,
-                "the element is disabled",
-            ));
-        }
-        let outcome = match action {
-            Action::Click { .. } | Action::Toggle if n.states.contains(States::CHECKABLE) => {
-                let on = n.states.contains(States::CHECKED);
-                n.states.set(States::CHECKED, !on);
-                (Route::A11y, Effect::Confirmed)
-            }
-            Action::Toggle => return Err(Error::new(ErrorCode::NotCheckable, "not a check box")),
-            Action::Type { text, replace, .. } => {
-                if !n.states.contains(States::EDITABLE) {
-                    return Err(Error::new(
-                        ErrorCode::ActionNotSupported,
-                        "the element takes no text",
-                    ));
-                }
-                let old = if *replace {
-                    String::new()
-                } else {
-                    n.value.clone().unwrap_or_default()
-                };
-                n.value = Some(old + text);
-                (Route::Input, Effect::Confirmed)
-            }
-            Action::SetValue { value } => {
-                n.value = Some(value.clone());
-                (Route::A11y, Effect::Confirmed)
-            }
-            _ => (Route::A11y, Effect::Unverifiable),
-        };
-        s.inputs.push(match action {
-            Action::Type { text, .. } => format!("{log} {text}"),
-            _ => log,
-        });
-        Ok(outcome)
-    }
-}
-
-impl Probe for FakeDesktop {
-    async fn probe(&self, handle: &Handle) -> Result<Option<Node>> {
-        let mut s = self.state.borrow_mut();
-        if s.window.is_none() {
-            return Ok(None);
-        }
-        Ok(s.find_mut(handle).map(|n| {
-            let mut n = n.clone();
-            n.children.clear();
-            n
-        }))
-    }
-
-    async fn current_tree(&self, _refs: &WindowRefs) -> Result<Vec<Node>> {
-        let s = self.state.borrow();
-        if s.window.is_none() {
-            return Err(Error::new(ErrorCode::StaleRef, "the window is gone"));
-        }
-        Ok(s.tree.clone())
-    }
-}
-
-impl Desktop for FakeDesktop {
-    type Memo = NoMemo;
-    type Changes = NoChanges;
-
-    async fn apps(&self) -> Result<AppList> {
-        let w = self.window()?;
-        Ok(AppList {
-            apps: vec![AppInfo {
-                name: w.app,
-                pid: w.pid,
-                windows: 1,
-            }],
-            unresponsive: Vec::new(),
-        })
-    }
-
-    async fn windows(&self, target: &Target) -> Result<WindowList> {
-        let windows = self
-            .state
-            .borrow()
-            .window
-            .iter()
-            .filter(|w| {
-                target
-                    .app
-                    .as_deref()
-                    .is_none_or(|a| crate::model::name_matches(&w.app, a))
-            })
-            .cloned()
-            .collect();
-        Ok(WindowList {
-            windows,
-            ..WindowList::default()
-        })
-    }
-
-    async fn resolve(&self, target: &Target) -> Result<WindowInfo> {
-        let w = self.window()?;
-        if target
-            .app
-            .as_deref()
-            .is_some_and(|a| !crate::model::name_matches(&w.app, a))
-        {
-            return Err(Error::new(
-                ErrorCode::AppNotFound,
-                "no such app on the fake desktop",
-            ));
-        }
-        Ok(w)
-    }
-
-    async fn read_window(
-        &self,
-        window: WindowInfo,
-        filters: &Filters,
-        _memo: Option<&mut NoMemo>,
-    ) -> Result<ReadData> {
-        let walked = crate::pipeline::Walked {
-            window,
-            children: self.state.borrow().tree.clone(),
-            incomplete: None,
-            timing: Vec::new(),
-        };
-        // Its elements carry their bounds and values already: nothing to hydrate.
-        crate::pipeline::finish(walked, filters, self.screen(), async |_| Ok(())).await
-    }
-
-    async fn find(&self, scope: &Target, element: &Element) -> Result<Found> {
-        let node = self.element(scope, element).await?;
-        Ok(Found {
-            id: match element {
-                Element::Id(i) => Some(*i),
-                Element::Text { .. } => None,
-            },
-            role: node.role,
-            name: node.name,
-            bounds: node.bounds,
-            window_id: self.window()?.id,
-        })
-    }
-
-    async fn act(&self, request: &ActionRequest) -> Result<ActionResult> {
-        request.validate()?;
-        let e = match &request.aim {
-            Aim::Element(e) => e,
-            Aim::Point { x, y } => {
-                let log = format!("{} {x},{y}", request.action.name());
-                self.state.borrow_mut().inputs.push(log);
-                return Ok(ActionResult::new(request.action.name(), Route::Input));
-            }
-            Aim::Window => {
-                let log = format!("{} window", request.action.name());
-                self.state.borrow_mut().inputs.push(log);
-                return Ok(ActionResult::new(request.action.name(), Route::Input));
-            }
-        };
-        let node = self.element(&request.scope, e).await?;
-        let before = ElementState::of(&node);
-        let (route, effect) = self.apply(&node.handle, &request.action)?;
-        let mut r = ActionResult::new(request.action.name(), route);
-        r.effect = effect;
-        if let Element::Id(i) = e {
-            r.id = Some(*i);
-        }
-        if let Some(now) = self.probe(&node.handle).await? {
-            r.post_state = Some(ElementState::of(&now)).filter(|a| a != &before);
-        }
-        Ok(r)
-    }
-
-    async fn launch(&self, cmd: &[String], _wait: Duration) -> Result<ActionResult> {
-        self.state
-            .borrow_mut()
-            .inputs
-            .push(format!("launch {}", cmd.join(" ")));
-        Ok(ActionResult::new("launch", Route::System))
-    }
-
-    async fn changes(&self, _window: &WindowInfo) -> Option<NoChanges> {
-        None
-    }
-
-    fn displays(&self) -> Vec<Display> {
-        self.state.borrow().displays.clone()
-    }
-
-    fn pointer(&self) -> Option<(i32, i32)> {
-        Some((640, 400))
-    }
-
-    fn raise(&self, _window_id: u64) -> Result<()> {
-        Ok(())
-    }
-
-    /// A blank image at the scale of the display the area starts on.
-    async fn capture(&self, area: Rect) -> Result<Capture> {
-        let scale = self
-            .displays()
-            .iter()
-            .find(|d| d.bounds.contains_point(area.x, area.y))
-            .map_or(1.0, |d| d.scale);
-        let px = |units: i32| ((f64::from(units.max(1)) * scale).round() as u32).max(1);
-        Ok(Capture {
-            origin: (area.x, area.y),
-            scale,
-            image: image::RgbImage::new(px(area.w), px(area.h)),
-        })
-    }
-
-    fn refs_path(&self) -> PathBuf {
-        self.refs.clone()
-    }
-}
-
-impl FakeDesktop {
     /// Replaces the displays (several, scaled, left of or above the primary one).
     pub fn set_displays(&self, displays: Vec<Display>) {
         self.state.borrow_mut().displays = displays;
-    }
-
-    /// An element by id (through the ref map, as every backend resolves ids) or by text.
-    async fn element(&self, scope: &Target, e: &Element) -> Result<Node> {
-        match e {
-            Element::Id(id) => {
-                let map = RefMap::load(&self.refs);
-                let (_, found) = refs::resolve(self, &map, *id, scope).await?;
-                Ok(found.node)
-            }
-            Element::Text { text, role, exact } => {
-                let tree = self.state.borrow().tree.clone();
-                let mut hits = Vec::new();
-                for n in &tree {
-                    n.walk(&mut |x| {
-                        let name_ok = if *exact {
-                            x.name == *text
-                        } else {
-                            x.name.to_lowercase().contains(&text.to_lowercase())
-                        };
-                        if name_ok && role.as_ref().is_none_or(|r| &x.role == r) {
-                            hits.push(x.clone());
-                        }
-                    });
-                }
-                match hits.len() {
-                    1 => Ok(hits.remove(0)),
-                    0 => Err(Error::new(
-                        ErrorCode::ElementNotFound,
-                        format!("no element named {text:?}"),
-                    )),
-                    n => Err(Error::new(
-                        ErrorCode::AmbiguousTarget,
-                        format!("{n} elements match {text:?}"),
-                    )),
-                }
-            }
-        }
     }
 }
 
@@ -428,7 +307,9 @@ pub fn refs_file(test: &str) -> PathBuf {
     path
 }
 
-/// Runs a future to completion on the current thread (the fake never waits on anything).
+/// Runs a future to completion on the current thread by polling it until it is ready (the
+/// fake never waits on anything; a future that waits for a change notice nobody sends
+/// would spin: take notices with `try_next` here, or run on a real runtime).
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
     use std::task::{Context, Poll, Waker};
     let mut cx = Context::from_waker(Waker::noop());

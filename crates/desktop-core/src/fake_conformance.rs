@@ -1,8 +1,9 @@
-//! The conformance suite on the in-memory desktop, with two displays: the primary one and
-//! a Retina display above and to the left of it.
+//! The conformance suite on the in-memory desktop, with two displays (the primary one and
+//! a Retina display above and to the left of it) and a second app's window beside the
+//! stage's.
 
 use crate::backend::Display;
-use crate::conformance::{self, Stage, INSERTED};
+use crate::conformance::{self, Stage, FILLED, INSERTED};
 use crate::error::Result;
 use crate::fake::{block_on, el, refs_file, FakeDesktop};
 use crate::{Node, Rect, Role, States, Target};
@@ -43,6 +44,16 @@ impl Stage for FakeStage {
             .mutate(|t| t[0].children.retain(|n| n.name != INSERTED));
         Ok(())
     }
+    async fn fill(&self) -> Result<()> {
+        self.0.mutate(|t| {
+            for n in &mut t[0].children {
+                if n.name == "Name" {
+                    n.value = Some(FILLED.into());
+                }
+            }
+        });
+        Ok(())
+    }
     async fn sleep(&self, _: Duration) {}
 }
 
@@ -57,6 +68,9 @@ fn the_in_memory_desktop_conforms() {
         vec![name, check_box("Agree", 100)],
     )];
     let d = FakeDesktop::new("demo", "Form", form, refs_file("conformance"));
+    // Another app's window, so finding the stage's window is a choice.
+    let notes = vec![el(Role::Input, "Notes", (10, 10, 300, 200), vec![])];
+    d.add_window("editor", "Notes", notes);
     d.set_displays(vec![
         Display {
             bounds: Rect::new(0, 0, 1440, 900),

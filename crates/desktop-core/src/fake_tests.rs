@@ -6,6 +6,8 @@ use crate::fake::{block_on, el, refs_file, FakeDesktop};
 use crate::request::{Action, ActionRequest, Aim, Button, Element};
 use crate::{ErrorCode, Filters, Node, Role, States, Target};
 
+mod windows;
+
 fn form() -> Vec<Node> {
     let mut agree = el(Role::CheckBox, "Agree", (10, 100, 80, 20), vec![]);
     agree.states.insert(States::CHECKABLE);
