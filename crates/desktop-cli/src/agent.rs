@@ -2,11 +2,62 @@
 //! loop on this platform's desktop.
 
 use crate::cli::{AgentArgs, Confirm, Global, ToolFormat};
-use crate::output::Out;
+use crate::output::{notice, Out};
 use crate::platform::SYSTEM;
-use desktop_core::System;
+use desktop_core::{Error, Result, System};
+use std::io::{BufRead, IsTerminal, Read};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The most a goal may hold: a goal is a few sentences, not a document.
+const MAX_GOAL: u64 = 64 * 1024;
+
+fn read_all(from: impl Read, what: &str) -> Result<String> {
+    let mut text = String::new();
+    from.take(MAX_GOAL).read_to_string(&mut text).map_err(|e| {
+        Error::invalid_args(format!("cannot read the goal from {what}: {e}"))
+            .suggest("Give the goal as text (UTF-8)")
+    })?;
+    Ok(text)
+}
+
+fn from_path(path: &Path) -> Result<String> {
+    if path == Path::new("-") {
+        return read_all(std::io::stdin().lock(), "standard input");
+    }
+    let file = std::fs::File::open(path).map_err(|e| {
+        Error::invalid_args(format!("cannot read {}: {e}", path.display()))
+            .suggest("Give an existing file with --goal-file")
+    })?;
+    read_all(file, &path.display().to_string())
+}
+
+/// The goal: given, from a file or standard input, or asked for on the terminal. `None`
+/// for a replay.
+fn goal(a: &AgentArgs) -> Result<Option<String>> {
+    if a.replay.is_some() {
+        return Ok(None);
+    }
+    match (&a.goal, &a.goal_file) {
+        (Some(g), _) if g == "-" => from_path(Path::new("-")).map(Some),
+        (Some(g), _) => Ok(Some(g.clone())),
+        (None, Some(path)) => from_path(path).map(Some),
+        (None, None) if std::io::stdin().is_terminal() => {
+            notice("what should the agent do? (one line; Enter to start)");
+            let mut line = String::new();
+            std::io::stdin()
+                .lock()
+                .take(MAX_GOAL)
+                .read_line(&mut line)
+                .map_err(|e| Error::invalid_args(format!("cannot read the goal: {e}")))?;
+            Ok(Some(line))
+        }
+        (None, None) => Err(Error::invalid_args("no goal given").suggest(
+            "desktop-cli agent \"tick the check box and press Save\", or --goal-file PATH, or - to read it from standard input",
+        )),
+    }
+}
 
 impl From<Confirm> for desktop_agent::Confirm {
     fn from(c: Confirm) -> Self {
@@ -18,9 +69,9 @@ impl From<Confirm> for desktop_agent::Confirm {
     }
 }
 
-fn request(g: &Global, a: AgentArgs) -> desktop_agent::Request {
+fn request(g: &Global, a: AgentArgs, goal: Option<String>) -> desktop_agent::Request {
     desktop_agent::Request {
-        goal: a.goal,
+        goal,
         start: a.target.target(),
         choices: desktop_agent::Choices {
             provider: a.provider,
@@ -56,8 +107,12 @@ pub async fn command(g: &Global, out: Out, a: AgentArgs) -> i32 {
         clipboard: Arc::new(SYSTEM.clipboard()),
         platform: crate::platform::name(),
     };
+    let goal = match goal(&a) {
+        Ok(goal) => goal,
+        Err(e) => return out.err("agent", &e),
+    };
     let connect = crate::commands::connect(g);
-    match desktop_agent::run(request(g, a), connect, services).await {
+    match desktop_agent::run(request(g, a, goal), connect, services).await {
         Ok(report) => {
             let success = report.success;
             let code = out.ok("agent", report);

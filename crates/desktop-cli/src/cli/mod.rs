@@ -675,9 +675,13 @@ pub enum ToolFormat {
 #[cfg(feature = "agent")]
 #[derive(Debug, Args)]
 pub struct AgentArgs {
-    /// What to do, in plain words ("fill the form with ... and submit it").
-    #[arg(required_unless_present = "replay")]
+    /// What to do, in plain words ("fill the form with ... and submit it"); `-` reads it
+    /// from standard input. Without one (and without --goal-file or --replay) it is asked for
+    /// on the terminal.
     pub goal: Option<String>,
+    /// Read the goal from this file (`-`: standard input).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["goal", "replay"])]
+    pub goal_file: Option<std::path::PathBuf>,
     /// The window to start in (default: the focused window).
     #[command(flatten)]
     pub target: TargetArgs,

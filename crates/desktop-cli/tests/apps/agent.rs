@@ -59,19 +59,19 @@ pub const TESTS: &[(&str, Test)] = &[
     ("agent::settings_errors_are_clear", settings_errors),
 ];
 
-const KEY: &str = "sk-test-KEY-4242";
+pub(crate) const KEY: &str = "sk-test-KEY-4242";
 const CHECK: &str = "$id:chk \"I agree\"";
 const INCREMENT: &str = "$id:btn \"Increment\"";
 
 /// The scripted model server, stopped when dropped.
-struct Fake {
+pub(crate) struct Fake {
     child: Child,
     dir: PathBuf,
     port: u16,
 }
 
 impl Fake {
-    fn start(name: &str, script: Value) -> Fake {
+    pub(crate) fn start(name: &str, script: Value) -> Fake {
         let dir =
             std::env::temp_dir().join(format!("desktop-cli-agent-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -107,16 +107,16 @@ impl Fake {
         Fake { child, dir, port }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
-    fn transcript(&self) -> PathBuf {
+    pub(crate) fn transcript(&self) -> PathBuf {
         self.dir.join("run")
     }
 
     /// Every request the server received; each must have passed validation.
-    fn requests(&self) -> Vec<Value> {
+    pub(crate) fn requests(&self) -> Vec<Value> {
         let text = std::fs::read_to_string(self.dir.join("record.jsonl")).unwrap_or_default();
         let all: Vec<Value> = text
             .lines()
@@ -243,7 +243,7 @@ fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
     desktop_testkit::wait_until(Duration::from_secs(3), what, || f().then_some(()));
 }
 
-fn done(success: bool, summary: &str) -> Value {
+pub(crate) fn done(success: bool, summary: &str) -> Value {
     json!({"calls": [{"name": "done", "args": {"success": success, "summary": summary}}]})
 }
 
@@ -290,7 +290,7 @@ fn normalized(env: &Env, role: &str, name: &str) -> (f64, f64) {
 }
 
 /// Texts of every user-side part of a request (tool results included).
-fn all_text(r: &Value) -> String {
+pub(crate) fn all_text(r: &Value) -> String {
     r["body"].to_string()
 }
 

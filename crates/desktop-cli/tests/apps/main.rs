@@ -5,6 +5,7 @@
 
 mod act;
 mod agent;
+mod agent_goal;
 mod deploy;
 mod displays;
 mod errors;
@@ -65,6 +66,7 @@ fn main() {
     tests.extend(see::TESTS);
     tests.extend(mcp::TESTS);
     tests.extend(agent::TESTS);
+    tests.extend(agent_goal::TESTS);
     tests.extend(errors::TESTS);
     tests.extend(sandbox::TESTS);
     tests.extend(skill::TESTS);
