@@ -24,6 +24,9 @@ struct FileSettings {
     retries: Option<u32>,
     confirm: Option<Confirm>,
     allow_apps: Option<Vec<String>>,
+    /// Screenshots carry the pointer's crosshair and a magnified inset around it, for apps
+    /// whose tree has no ids for what the model must point at (a canvas, a remote desktop).
+    pointer_overlays: Option<bool>,
 }
 
 /// Everything the loop needs to know beyond the goal.
@@ -33,6 +36,8 @@ pub struct Settings {
     pub max_steps: u32,
     pub confirm: Confirm,
     pub allow_apps: Vec<String>,
+    /// The pointer's crosshair and inset on every screenshot sent.
+    pub pointer_overlays: bool,
 }
 
 fn default_path() -> Option<PathBuf> {
@@ -59,7 +64,7 @@ fn load(path: &Path, explicit: bool) -> Result<FileSettings> {
     let settings: FileSettings = toml::from_str(&text).map_err(|e| {
         Error::invalid_args(format!("{} is not valid: {e}", path.display())).suggest(
             "Keys: provider, model, fallback_model, base_url, api_key, max_tokens, max_steps, \
-             model_timeout, retries, confirm, allow_apps",
+             model_timeout, retries, confirm, allow_apps, pointer_overlays",
         )
     })?;
     if settings.api_key.is_some() {
@@ -181,6 +186,7 @@ pub fn resolve(a: &Choices) -> Result<Settings> {
         max_steps,
         confirm: a.confirm.or(file.confirm).unwrap_or(Confirm::Risky),
         allow_apps,
+        pointer_overlays: file.pointer_overlays.unwrap_or(false),
     })
 }
 
@@ -195,5 +201,7 @@ mod tests {
                 .unwrap();
         assert_eq!(ok.confirm, Some(Confirm::All));
         assert!(toml::from_str::<FileSettings>("provder = \"x\"").is_err());
+        let pointing: FileSettings = toml::from_str("pointer_overlays = true").unwrap();
+        assert_eq!(pointing.pointer_overlays, Some(true));
     }
 }

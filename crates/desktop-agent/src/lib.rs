@@ -189,6 +189,7 @@ where
             bounds: req.tree_bounds || req.no_screenshot,
             screenshot: !req.no_screenshot,
             grid: req.grid,
+            pointer: settings.pointer_overlays,
         },
         call_timeout: req.call_timeout,
         secrets,

@@ -123,6 +123,7 @@ pub async fn run<D: Desktop>(d: &D, dir: &Path, o: Options) -> Result<crate::Rep
         bounds: false,
         screenshot: false,
         grid: false,
+        pointer: false,
     };
     for (i, ev) in events.iter().enumerate() {
         let n = i + 1;

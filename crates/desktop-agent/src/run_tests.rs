@@ -120,6 +120,7 @@ fn options(goal: &str, max_steps: u32, secrets: Secrets) -> Options {
             bounds: false,
             screenshot: true,
             grid: false,
+            pointer: false,
         },
         call_timeout: Duration::from_secs(2),
         secrets,

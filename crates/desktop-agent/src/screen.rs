@@ -1,10 +1,12 @@
 //! One observation for the model: the working window's actionable elements as a text tree
 //! (token-capped; their ids recorded so actions resolve them), the window list, and a
-//! screenshot marked with the same ids, with the mapping from its pixels to the screen.
-//! Everything read off the screen is framed as untrusted data.
+//! screenshot marked with the same ids (and, where set, the pointer's crosshair and a
+//! magnified inset labelled in the screenshot's pixels, for what has no id), with the mapping
+//! from its pixels to the screen. Everything read off the screen is framed as untrusted data.
 
 use super::secrets::Secrets;
 use super::tools::{Act, Space, Spot};
+use desktop_core::overlay::{Coords, Inset, Overlays};
 use desktop_core::refs::RefMap;
 use desktop_core::shot::Encoding;
 use desktop_core::watch::ShotRequest;
@@ -87,6 +89,10 @@ pub struct Options {
     pub bounds: bool,
     pub screenshot: bool,
     pub grid: bool,
+    /// The pointer's crosshair and a magnified inset around it on the screenshot, labelled in
+    /// its pixels (the points the model gives): for canvases and remote desktops, where the
+    /// tree has no ids for what must be pointed at.
+    pub pointer: bool,
 }
 
 /// Text from the screen can never close the frame it is put in.
@@ -205,6 +211,16 @@ pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &
             annotate: true,
             grid: o.grid,
             hide,
+            overlays: if o.pointer {
+                Overlays {
+                    cursor: true,
+                    inset: Some(Inset::default()),
+                    banner: true,
+                    coords: Coords::Image,
+                }
+            } else {
+                Overlays::default()
+            },
         };
         match screenshot::take(d, &req, data.as_ref()).await {
             Ok(s) => {
@@ -221,6 +237,9 @@ pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &
                     f.height,
                     if o.grid { ", with a coordinate grid" } else { "" }
                 ));
+                if o.pointer {
+                    text.push_str(&pointing(g));
+                }
                 frame = Some(f);
                 image = Some((s.mime, s.bytes));
             }
@@ -232,6 +251,23 @@ pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &
         text,
         frame,
         image,
+    }
+}
+
+/// What the pointer overlays on a screenshot show, for the model.
+fn pointing(g: &screenshot::ShotInfo) -> String {
+    let shown = g.pointer.is_some_and(|[x, y]| {
+        let px = f64::from(x - g.origin.0) * g.scale;
+        let py = f64::from(y - g.origin.1) * g.scale;
+        px >= 0.0 && py >= 0.0 && px < f64::from(g.width) && py < f64::from(g.height)
+    });
+    match (shown, g.inset) {
+        (false, _) => " The pointer is outside the screenshot.".into(),
+        (true, None) => " A magenta crosshair marks the pointer (where the last pointer action went), labelled with its pixel.".into(),
+        (true, Some(i)) => format!(
+            " A magenta crosshair marks the pointer (where the last pointer action went), labelled with its pixel; the boxed inset in a corner shows the area around it {}x larger, with lines every 10 screenshot pixels labelled in screenshot pixels: read exact points there.",
+            i.zoom
+        ),
     }
 }
 
@@ -288,5 +324,52 @@ mod tests {
         assert_eq!(f.to_screen(200.0, 100.0, Space::Image), (500, 250));
         assert_eq!(f.to_screen(500.0, 500.0, Space::Normalized), (500, 350));
         assert_eq!(fence("x</screen_data>y"), "x<\\/screen_data>y");
+    }
+
+    #[test]
+    fn pointer_overlays_are_drawn_in_screenshot_pixels_and_explained() {
+        use desktop_core::fake::{block_on, el, refs_file, FakeDesktop};
+        let tree = vec![el(
+            desktop_core::Role::Button,
+            "OK",
+            (10, 10, 80, 20),
+            vec![],
+        )];
+        let d = FakeDesktop::new("demo", "Form", tree, refs_file("agent-pointer"));
+        d.set_pointer(Some((200, 150)));
+        let o = Options {
+            tree_tokens: 2000,
+            bounds: false,
+            screenshot: true,
+            grid: false,
+            pointer: true,
+        };
+        let s = block_on(observe(&d, &Target::default(), &o, &Secrets::default()));
+        assert!(s.text.contains("crosshair marks the pointer"), "{}", s.text);
+        assert!(s.text.contains("4x larger"), "{}", s.text);
+        // The 800x600 window at one pixel a unit: the crosshair on image (200, 150).
+        let (_, jpg) = s.image.unwrap();
+        let img = image::load_from_memory(&jpg).unwrap().to_rgb8();
+        let [r, g, b] = img.get_pixel(200, 140).0;
+        assert!(r > 180 && g < 90 && b > 180, "magenta: {r},{g},{b}");
+        // Without the setting nothing is drawn, nor said.
+        let plain = block_on(observe(
+            &d,
+            &Target::default(),
+            &Options {
+                pointer: false,
+                ..o
+            },
+            &Secrets::default(),
+        ));
+        assert!(!plain.text.contains("pointer"));
+        // A pointer outside the window is said to be.
+        d.set_pointer(Some((1000, 700)));
+        let away = block_on(observe(&d, &Target::default(), &o, &Secrets::default()));
+        assert!(
+            away.text.contains("outside the screenshot"),
+            "{}",
+            away.text
+        );
     }
 }

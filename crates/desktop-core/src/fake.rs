@@ -44,6 +44,8 @@ struct State {
     next: u32,
     inputs: Vec<String>,
     displays: Vec<Display>,
+    /// Where the pointer is (None: the platform cannot tell).
+    pointer: Option<(i32, i32)>,
     subscribers: changes::Subscribers,
 }
 
@@ -173,6 +175,7 @@ impl FakeDesktop {
                     scale: 1.0,
                     primary: true,
                 }],
+                pointer: Some((640, 400)),
                 subscribers: changes::Subscribers::default(),
             }),
             refs,
@@ -295,6 +298,11 @@ impl FakeDesktop {
     /// Replaces the displays (several, scaled, left of or above the primary one).
     pub fn set_displays(&self, displays: Vec<Display>) {
         self.state.borrow_mut().displays = displays;
+    }
+
+    /// Moves the pointer (None: its position unknown, as on a platform that cannot tell).
+    pub fn set_pointer(&self, at: Option<(i32, i32)>) {
+        self.state.borrow_mut().pointer = at;
     }
 }
 

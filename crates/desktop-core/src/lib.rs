@@ -18,6 +18,8 @@ pub mod hint;
 pub mod keys;
 pub mod model;
 pub mod node;
+pub mod overlay;
+mod paint;
 pub mod pipeline;
 pub mod private;
 pub mod refs;

@@ -1,11 +1,13 @@
 //! Taking a screenshot of a desktop, the same way at every face: capture (the window
 //! directly when the platform can, else its area), mark the interactive elements with their
-//! ids, shrink to the size asked for, draw, encode, and say where the pixels are on screen.
+//! ids, shrink to the size asked for, draw (marks, grid, then the pointer's crosshair and
+//! inset and the dimension banner: `overlay`), encode, and say where the pixels are on screen.
 
 use crate::backend::Desktop;
 use crate::error::{Error, ErrorCode, Result};
 use crate::model::ReadData;
 use crate::node::Rect;
+use crate::overlay::{self, InsetInfo};
 use crate::refs::RefMap;
 use crate::request::Element;
 use crate::shot::{self, Encoding, Mark};
@@ -21,7 +23,8 @@ pub struct Shot {
     /// `image/png` or `image/jpeg`, for the faces that return the image itself.
     pub mime: &'static str,
     /// Set when the ids drawn on the image could not be saved for later actions (the image
-    /// is fine; acting by those ids will say they are unknown).
+    /// is fine; acting by those ids will say they are unknown), or when an overlay asked for
+    /// could not be drawn (the pointer unknown or outside the capture).
     pub warning: Option<String>,
 }
 
@@ -41,6 +44,12 @@ pub struct ShotInfo {
     /// How many elements carry their id on the image (with annotation).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub marks: Option<usize>,
+    /// The pointer's screen position (with the crosshair or the inset).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<[i32; 2]>,
+    /// Where the magnified inset is and what it shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inset: Option<InsetInfo>,
 }
 
 impl ShotInfo {
@@ -140,6 +149,8 @@ pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) 
     for r in &a.hide {
         capture.paint_over(r);
     }
+    // Where the pointer was when the pixels were taken.
+    let pointer = a.overlays.pointer().then(|| d.pointer()).flatten();
     let (cw, ch) = capture.image.dimensions();
     // The request's scale shrinks the pixels captured (a Retina capture holds 2 a unit);
     // the image's scale is in pixels per screen unit.
@@ -151,7 +162,16 @@ pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) 
         }
     }
     let scale = shrink * capture.scale;
-    let img = shot::render(&capture, scale, &marks, a.grid);
+    let mut img = shot::render(&capture, scale, &marks, a.grid);
+    // Whatever is drawn to point with, the exact geometry goes with it.
+    let banner = a.overlays.banner || a.annotate || a.grid || a.overlays.pointer();
+    let drawn = overlay::draw(&mut img, &capture, scale, pointer, &a.overlays, banner);
+    if let Some(note) = drawn.note {
+        warning = Some(match warning {
+            Some(w) => format!("{w}; {note}"),
+            None => note,
+        });
+    }
     let shown = capture.area();
     let bytes = shot::encode(&img, enc)
         .map_err(|e| Error::internal(format!("cannot encode the image: {e}")))?;
@@ -165,6 +185,8 @@ pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) 
         region: [shown.x, shown.y, shown.w, shown.h],
         bytes: bytes.len(),
         marks: a.annotate.then_some(marks.len()),
+        pointer: pointer.map(|(x, y)| [x, y]),
+        inset: drawn.inset,
     };
     Ok(Shot {
         info,
@@ -183,6 +205,7 @@ mod tests {
     use super::*;
     use crate::backend::Display;
     use crate::fake::{block_on, el, refs_file, FakeDesktop};
+    use crate::overlay::{Inset, Overlays, BORDER, CROSS};
     use crate::{Role, Target};
 
     fn desktop(test: &str) -> FakeDesktop {
@@ -214,6 +237,7 @@ mod tests {
             annotate: false,
             grid: false,
             hide: Vec::new(),
+            overlays: Overlays::default(),
         }
     }
 
@@ -244,5 +268,153 @@ mod tests {
             (g.width, g.height, g.scale, g.origin),
             (150, 100, 0.5, (100, 50))
         );
+    }
+
+    fn decode(shot: &Shot) -> image::RgbImage {
+        image::load_from_memory(&shot.bytes).unwrap().to_rgb8()
+    }
+
+    fn pointing(region: Rect, scale: f64, inset: bool) -> ShotRequest {
+        ShotRequest {
+            overlays: Overlays {
+                cursor: true,
+                inset: inset.then(Inset::default),
+                ..Overlays::default()
+            },
+            ..request(region, scale, None)
+        }
+    }
+
+    /// Whether any of these rows holds a white pixel in the first `w` columns (the
+    /// banner's text; the fake's captures are black).
+    fn white_in(img: &image::RgbImage, rows: std::ops::Range<u32>, w: u32) -> bool {
+        rows.into_iter()
+            .any(|y| (0..w).any(|x| img.get_pixel(x, y).0 == [255; 3]))
+    }
+
+    #[test]
+    fn the_crosshair_sits_on_the_pointer_at_scale_1_and_2_left_of_the_primary() {
+        let d = desktop("shot-cursor");
+        d.set_pointer(Some((-650, -20)));
+        let region = Rect::new(-700, -50, 200, 100);
+        // Full resolution on the Retina display: 2 pixels a unit, the pointer's pixel is a
+        // 2x2 block at image ((-650+700)*2, (-20+50)*2).
+        let shot = block_on(take(&d, &pointing(region, 1.0, false), None)).unwrap();
+        assert_eq!(
+            (shot.info.scale, shot.info.pointer),
+            (2.0, Some([-650, -20]))
+        );
+        assert_eq!(shot.warning, None);
+        let img = decode(&shot);
+        for (x, y) in [(100, 60), (101, 61), (100, 60 - 20), (100 + 20, 61)] {
+            assert_eq!(img.get_pixel(x, y).0, CROSS.0, "{x},{y}");
+        }
+        assert_ne!(img.get_pixel(110, 50).0, CROSS.0, "between the arms");
+        // Half the pixels: one a unit, the pointer at image (50, 30), the line 1 pixel wide.
+        let half = decode(&block_on(take(&d, &pointing(region, 0.5, false), None)).unwrap());
+        assert_eq!(half.get_pixel(50, 30).0, CROSS.0);
+        assert_eq!(half.get_pixel(50, 30 + 20).0, CROSS.0);
+        assert_ne!(half.get_pixel(51, 31).0, CROSS.0);
+        // The primary display, one pixel a unit: image = screen - origin.
+        d.set_pointer(Some((250, 120)));
+        let one = decode(
+            &block_on(take(
+                &d,
+                &pointing(Rect::new(100, 50, 300, 200), 1.0, false),
+                None,
+            ))
+            .unwrap(),
+        );
+        assert_eq!(one.get_pixel(150, 70).0, CROSS.0);
+        assert_eq!(one.get_pixel(150 - 20, 70).0, CROSS.0);
+    }
+
+    #[test]
+    fn the_inset_goes_to_the_corner_away_from_the_pointer() {
+        let d = desktop("shot-inset");
+        // The Retina display whole, at one pixel a unit: the pointer in the top-left quarter
+        // of the 800x600 image, at (100, 100).
+        d.set_pointer(Some((-700, 0)));
+        let region = Rect::new(-800, -100, 800, 600);
+        let shot = block_on(take(&d, &pointing(region, 0.5, true), None)).unwrap();
+        let inset = shot.info.inset.unwrap();
+        // Bottom-right, 4 px from the edges, above the banner's strip (18 px + 4).
+        assert_eq!(inset.rect, [596, 374, 200, 200]);
+        // 196 content pixels at 4 a unit around the pointer's pixel: 49 units.
+        assert_eq!(inset.shows, [-724, -24, 49, 49]);
+        let img = decode(&shot);
+        for (x, y) in [(596, 474), (597, 474), (795, 474), (696, 374), (696, 573)] {
+            assert_eq!(img.get_pixel(x, y).0, CROSS.0, "border at {x},{y}");
+        }
+        assert_ne!(img.get_pixel(596 + BORDER as u32 + 10, 390).0, CROSS.0);
+        assert_eq!(img.get_pixel(100, 100).0, CROSS.0, "the crosshair as well");
+        // The pointer in the bottom-right quarter: the inset goes top-left.
+        d.set_pointer(Some((-200, 400)));
+        let shot = block_on(take(&d, &pointing(region, 0.5, true), None)).unwrap();
+        assert_eq!(shot.info.inset.unwrap().rect, [4, 4, 200, 200]);
+    }
+
+    #[test]
+    fn the_inset_shows_hidden_fields_painted_over() {
+        let d = desktop("shot-inset-hidden");
+        d.set_pointer(Some((200, 150)));
+        let req = ShotRequest {
+            hide: vec![Rect::new(150, 100, 100, 100)],
+            ..pointing(Rect::new(0, 0, 800, 600), 1.0, true)
+        };
+        let shot = block_on(take(&d, &req, None)).unwrap();
+        let [x, y, ..] = shot.info.inset.unwrap().rect;
+        // 10 content pixels up and left of the middle: screen (198, 148), in the hidden field.
+        let img = decode(&shot);
+        let (cx, cy) = (x + BORDER as u32 + 98 - 10, y + BORDER as u32 + 98 - 10);
+        assert_eq!(img.get_pixel(cx, cy).0, [128; 3]);
+    }
+
+    #[test]
+    fn a_banner_comes_with_every_drawn_screenshot_and_on_request() {
+        let d = desktop("shot-banner");
+        let region = Rect::new(100, 50, 600, 300);
+        let plain = decode(&block_on(take(&d, &request(region, 1.0, None), None)).unwrap());
+        assert!(!white_in(&plain, 0..300, 600), "no banner unless asked");
+        let asked = ShotRequest {
+            overlays: Overlays {
+                banner: true,
+                ..Overlays::default()
+            },
+            ..request(region, 1.0, None)
+        };
+        let img = decode(&block_on(take(&d, &asked, None)).unwrap());
+        // "600x300 px, scale 1, origin 100,50" at 2-pixel dots: 18 rows at the bottom edge.
+        assert!(white_in(&img, 300 - 18..300, 400));
+        assert!(!white_in(&img, 0..300 - 18, 600), "nothing else drawn");
+        let gridded = ShotRequest {
+            grid: true,
+            ..request(region, 1.0, None)
+        };
+        let img = decode(&block_on(take(&d, &gridded, None)).unwrap());
+        assert!(white_in(&img, 300 - 18..300, 400));
+    }
+
+    #[test]
+    fn a_pointer_outside_the_capture_or_unknown_is_said() {
+        let d = desktop("shot-pointer-away");
+        d.set_pointer(Some((1000, 700)));
+        let shot = block_on(take(
+            &d,
+            &pointing(Rect::new(100, 50, 300, 200), 1.0, true),
+            None,
+        ))
+        .unwrap();
+        assert_eq!(shot.info.pointer, Some([1000, 700]));
+        assert_eq!(shot.info.inset, None);
+        assert!(shot.warning.unwrap().contains("outside the captured area"));
+        d.set_pointer(None);
+        let shot = block_on(take(
+            &d,
+            &pointing(Rect::new(100, 50, 300, 200), 1.0, true),
+            None,
+        ))
+        .unwrap();
+        assert!(shot.warning.unwrap().contains("unknown"));
     }
 }

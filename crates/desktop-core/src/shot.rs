@@ -1,8 +1,10 @@
 //! Screenshots after capture: scaling, the set-of-marks overlay (each element's box and id),
 //! the coordinate grid, and PNG/JPEG encoding. Marks and labels are drawn after scaling, at
-//! a fixed pixel size, so they stay legible however small the image is.
+//! a fixed pixel size, so they stay legible however small the image is. The pointer's
+//! overlays are drawn after these (`overlay`); pixels and the font are `paint`'s.
 
 use crate::node::Rect;
+use crate::paint::{blend, outline, tag, tag_size, DOT};
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{imageops, ImageEncoder, Rgb, RgbImage};
 
@@ -78,42 +80,7 @@ const PALETTE: [[u8; 3]; 8] = [
     [128, 90, 0],
 ];
 
-/// 5x7 bitmap digits, one byte a row, high bit on the left.
-const DIGITS: [[u8; 7]; 10] = [
-    [
-        0b01110, 0b10001, 0b10011, 0b10101, 0b11001, 0b10001, 0b01110,
-    ],
-    [
-        0b00100, 0b01100, 0b00100, 0b00100, 0b00100, 0b00100, 0b01110,
-    ],
-    [
-        0b01110, 0b10001, 0b00001, 0b00010, 0b00100, 0b01000, 0b11111,
-    ],
-    [
-        0b11111, 0b00010, 0b00100, 0b00010, 0b00001, 0b10001, 0b01110,
-    ],
-    [
-        0b00010, 0b00110, 0b01010, 0b10010, 0b11111, 0b00010, 0b00010,
-    ],
-    [
-        0b11111, 0b10000, 0b11110, 0b00001, 0b00001, 0b10001, 0b01110,
-    ],
-    [
-        0b00110, 0b01000, 0b10000, 0b11110, 0b10001, 0b10001, 0b01110,
-    ],
-    [
-        0b11111, 0b00001, 0b00010, 0b00100, 0b01000, 0b01000, 0b01000,
-    ],
-    [
-        0b01110, 0b10001, 0b10001, 0b01110, 0b10001, 0b10001, 0b01110,
-    ],
-    [
-        0b01110, 0b10001, 0b10001, 0b01111, 0b00001, 0b00010, 0b01100,
-    ],
-];
-
-/// Pixel size of one font dot.
-const DOT: u32 = 2;
+const WHITE: Rgb<u8> = Rgb([255, 255, 255]);
 
 /// Scales the capture to `scale` image pixels per screen unit, then draws the grid (screen
 /// coordinates) and the marks.
@@ -148,80 +115,16 @@ pub fn render(capture: &Capture, scale: f64, marks: &[Mark], grid: bool) -> RgbI
     img
 }
 
-fn put(img: &mut RgbImage, x: i64, y: i64, c: Rgb<u8>) {
-    if x >= 0 && y >= 0 && (x as u32) < img.width() && (y as u32) < img.height() {
-        img.put_pixel(x as u32, y as u32, c);
-    }
-}
-
-fn blend(img: &mut RgbImage, x: i64, y: i64, c: Rgb<u8>, alpha: u16) {
-    if x >= 0 && y >= 0 && (x as u32) < img.width() && (y as u32) < img.height() {
-        let p = img.get_pixel_mut(x as u32, y as u32);
-        for i in 0..3 {
-            p.0[i] = ((u16::from(p.0[i]) * (256 - alpha) + u16::from(c.0[i]) * alpha) >> 8) as u8;
-        }
-    }
-}
-
-fn outline(img: &mut RgbImage, x0: i64, y0: i64, x1: i64, y1: i64, c: Rgb<u8>) {
-    if x1 < x0 || y1 < y0 {
-        return;
-    }
-    for x in x0..=x1 {
-        put(img, x, y0, c);
-        put(img, x, y1, c);
-    }
-    for y in y0..=y1 {
-        put(img, x0, y, c);
-        put(img, x1, y, c);
-    }
-}
-
-fn fill(img: &mut RgbImage, x0: i64, y0: i64, w: i64, h: i64, c: Rgb<u8>) {
-    for y in y0..y0 + h {
-        for x in x0..x0 + w {
-            put(img, x, y, c);
-        }
-    }
-}
-
-/// Width in pixels of `text` drawn with the digit font.
-fn text_width(text: &str) -> i64 {
-    text.chars().count() as i64 * i64::from(6 * DOT) - i64::from(DOT)
-}
-
-fn text(img: &mut RgbImage, x: i64, y: i64, s: &str, c: Rgb<u8>) {
-    for (k, ch) in s.chars().enumerate() {
-        let Some(d) = ch.to_digit(10) else { continue };
-        let gx = x + k as i64 * i64::from(6 * DOT);
-        for (row, bits) in DIGITS[d as usize].iter().enumerate() {
-            for col in 0..5 {
-                if bits & (1 << (4 - col)) != 0 {
-                    fill(
-                        img,
-                        gx + col * i64::from(DOT),
-                        y + row as i64 * i64::from(DOT),
-                        i64::from(DOT),
-                        i64::from(DOT),
-                        c,
-                    );
-                }
-            }
-        }
-    }
-}
-
 /// An id tag in the mark's colour at the top-left corner of its box (inside the image).
 fn label(img: &mut RgbImage, x: i64, y: i64, s: &str, c: Rgb<u8>) {
-    let (w, h) = (text_width(s) + 4, i64::from(7 * DOT) + 4);
+    let (w, h) = tag_size(s, DOT);
     let x = x.clamp(0, (i64::from(img.width()) - w).max(0));
     let y = if y - h >= 0 {
         y - h
     } else {
         y.clamp(0, (i64::from(img.height()) - h).max(0))
     };
-    fill(img, x, y, w, h, c);
-    text(img, x + 2, y + 2, s, Rgb([255, 255, 255]));
+    tag(img, (x, y), s, (WHITE, c), DOT);
 }
 
 /// Lines every 50 screen pixels, stronger every 200, labelled with screen coordinates.
@@ -240,16 +143,7 @@ fn draw_grid(img: &mut RgbImage, capture: &Capture, scale: f64) {
             blend(img, x, y, line, if major { 150 } else { 60 });
         }
         if major {
-            let s = sx.to_string();
-            fill(
-                img,
-                x + 2,
-                0,
-                text_width(&s) + 4,
-                i64::from(7 * DOT) + 4,
-                Rgb([255, 255, 255]),
-            );
-            text(img, x + 4, 2, &s, line);
+            tag(img, (x + 2, 0), &sx.to_string(), (line, WHITE), DOT);
         }
         sx += 50;
     }
@@ -261,16 +155,7 @@ fn draw_grid(img: &mut RgbImage, capture: &Capture, scale: f64) {
             blend(img, x, y, line, if major { 150 } else { 60 });
         }
         if major && sy != 0 {
-            let s = sy.to_string();
-            fill(
-                img,
-                0,
-                y + 2,
-                text_width(&s) + 4,
-                i64::from(7 * DOT) + 4,
-                Rgb([255, 255, 255]),
-            );
-            text(img, 2, y + 4, &s, line);
+            tag(img, (0, y + 2), &sy.to_string(), (line, WHITE), DOT);
         }
         sy += 50;
     }

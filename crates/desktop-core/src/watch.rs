@@ -7,6 +7,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::filter::{matches_text, Filters};
 use crate::model::Target;
 use crate::node::{Node, Rect};
+use crate::overlay::{Inset, Overlays};
 use crate::refs::RefMap;
 use crate::render::Compact;
 use crate::request::Element;
@@ -266,6 +267,9 @@ pub struct ShotRequest {
     pub grid: bool,
     /// Screen rectangles painted over before anything is drawn (fields showing a secret).
     pub hide: Vec<Rect>,
+    /// The pointer's crosshair and inset, the dimension banner (`Overlays::default()`: none
+    /// but the banner that marks and a grid bring).
+    pub overlays: Overlays,
 }
 
 impl ShotRequest {
@@ -288,6 +292,27 @@ impl ShotRequest {
             return Err(Error::invalid_args(
                 "the longest side must be at least 16 pixels",
             ));
+        }
+        if let Some(i) = self.overlays.inset {
+            let (sizes, zooms) = (Inset::SIZES, Inset::ZOOMS);
+            if !sizes.contains(&i.size) {
+                return Err(Error::invalid_args(format!(
+                    "the inset size {} is outside {}-{} pixels",
+                    i.size,
+                    sizes.start(),
+                    sizes.end()
+                ))
+                .suggest("Example: 200"));
+            }
+            if !zooms.contains(&i.zoom) {
+                return Err(Error::invalid_args(format!(
+                    "the inset zoom {} is outside {}-{}",
+                    i.zoom,
+                    zooms.start(),
+                    zooms.end()
+                ))
+                .suggest("Example: 4"));
+            }
         }
         Ok(())
     }
@@ -346,6 +371,7 @@ mod tests {
             annotate: false,
             grid: false,
             hide: Vec::new(),
+            overlays: Overlays::default(),
         };
         assert!(shot.validate().is_err());
         assert!(ShotRequest {
@@ -357,9 +383,21 @@ mod tests {
         assert!(ShotRequest {
             encoding: Encoding::Png,
             scale: f64::NAN,
-            ..shot
+            ..shot.clone()
         }
         .validate()
         .is_err());
+        let inset = |size, zoom| ShotRequest {
+            encoding: Encoding::Png,
+            overlays: Overlays {
+                inset: Some(Inset { size, zoom }),
+                ..Overlays::default()
+            },
+            ..shot.clone()
+        };
+        assert!(inset(200, 4).validate().is_ok());
+        for (size, zoom) in [(63, 4), (801, 4), (200, 1), (200, 17)] {
+            assert!(inset(size, zoom).validate().is_err(), "{size} {zoom}");
+        }
     }
 }

@@ -245,6 +245,16 @@ pub struct Screenshot {
     /// Draw a labelled coordinate grid in screen pixels.
     #[serde(default)]
     pub grid: bool,
+    /// Draw a crosshair on the pointer, labelled with its screen point.
+    #[serde(default)]
+    pub cursor: bool,
+    /// Add a magnified inset around the pointer, grid every 10 screen px.
+    #[serde(default)]
+    pub inset: bool,
+    /// Inset side in px, 64-800 (default 200).
+    pub inset_size: Option<u32>,
+    /// Inset zoom 2-16 (default 4).
+    pub inset_zoom: Option<u32>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -4,6 +4,7 @@ use crate::params as p;
 use desktop_core::diff::Ignore;
 use desktop_core::filter::{parse_rect, parse_roles};
 use desktop_core::keys;
+use desktop_core::overlay::{Coords, Inset, Overlays};
 use desktop_core::request::{Action, ActionRequest, Aim, Element};
 use desktop_core::shot::Encoding;
 use desktop_core::watch::{ObserveRequest, ShotRequest, WaitRequest};
@@ -294,6 +295,18 @@ impl p::Screenshot {
             annotate: self.annotate,
             grid: self.grid,
             hide: Vec::new(),
+            overlays: Overlays {
+                cursor: self.cursor,
+                inset: self.inset.then(|| {
+                    let d = Inset::default();
+                    Inset {
+                        size: self.inset_size.unwrap_or(d.size),
+                        zoom: self.inset_zoom.unwrap_or(d.zoom),
+                    }
+                }),
+                banner: false,
+                coords: Coords::Screen,
+            },
         };
         r.validate()?;
         Ok(r)

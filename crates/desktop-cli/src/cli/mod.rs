@@ -540,6 +540,21 @@ pub struct ScreenshotArgs {
     /// Draw a labelled coordinate grid (screen pixels; lines every 50, labels every 200).
     #[arg(long)]
     pub grid: bool,
+    /// Draw a crosshair on the pointer, labelled with its screen coordinates (move it with hover).
+    #[arg(long)]
+    pub cursor: bool,
+    /// Add a magnified inset of the area around the pointer, in a corner away from it, with a fine grid every 10 screen pixels.
+    #[arg(long)]
+    pub inset: bool,
+    /// The inset's side in image pixels, 64-800 (less on a small image).
+    #[arg(long, value_name = "PX", default_value_t = 200, requires = "inset")]
+    pub inset_size: u32,
+    /// The inset's magnification over the screenshot, 2-16.
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "inset")]
+    pub inset_zoom: u32,
+    /// Write the image's size, scale and origin at its bottom edge (always done with --annotate, --grid, --cursor or --inset).
+    #[arg(long)]
+    pub banner: bool,
 }
 
 #[derive(Debug, Subcommand)]

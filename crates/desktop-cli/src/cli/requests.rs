@@ -9,6 +9,7 @@ use super::{
 use desktop_core::diff::Ignore;
 use desktop_core::filter::{parse_rect, parse_roles};
 use desktop_core::keys::{self, Combo};
+use desktop_core::overlay::{Coords, Inset, Overlays};
 use desktop_core::request::{Action, ActionRequest, Aim, Element};
 use desktop_core::shot::Encoding;
 use desktop_core::watch::{ObserveRequest, ShotRequest, WaitRequest};
@@ -321,6 +322,15 @@ impl ScreenshotArgs {
             annotate: self.annotate.is_some(),
             grid: self.grid,
             hide: Vec::new(),
+            overlays: Overlays {
+                cursor: self.cursor,
+                inset: self.inset.then_some(Inset {
+                    size: self.inset_size,
+                    zoom: self.inset_zoom,
+                }),
+                banner: self.banner,
+                coords: Coords::Screen,
+            },
         };
         r.validate()?;
         Ok(r)

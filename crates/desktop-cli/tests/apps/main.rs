@@ -10,6 +10,7 @@ mod deploy;
 mod displays;
 mod errors;
 mod mcp;
+mod overlays;
 mod read;
 mod sandbox;
 mod see;
@@ -73,6 +74,7 @@ fn main() {
     tests.extend(tables::TESTS);
     tests.extend(deploy::TESTS);
     tests.extend(displays::TESTS);
+    tests.extend(overlays::TESTS);
     desktop_testkit::run_tests(Env { desk, victim_pid }, tests, |env, name| {
         env.desk.screenshot(name)
     })

@@ -233,7 +233,10 @@ impl Desktop for FakeDesktop {
             Aim::Element(e) => e,
             Aim::Point { x, y } => {
                 let log = format!("{} {x},{y}", request.action.name());
-                self.state.borrow_mut().inputs.push(log);
+                let mut s = self.state.borrow_mut();
+                s.inputs.push(log);
+                // Input at a point leaves the pointer there.
+                s.pointer = Some((*x, *y));
                 return Ok(ActionResult::new(request.action.name(), Route::Input));
             }
             Aim::Window => {
@@ -284,7 +287,7 @@ impl Desktop for FakeDesktop {
     }
 
     fn pointer(&self) -> Option<(i32, i32)> {
-        Some((640, 400))
+        self.state.borrow().pointer
     }
 
     fn raise(&self, _window_id: u64) -> Result<()> {
