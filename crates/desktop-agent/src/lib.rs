@@ -3,6 +3,7 @@
 //! CLI, with confirmation of risky steps, a kill switch, a step limit and a transcript.
 //! Generic over [`Desktop`], so whole runs are tested on the in-memory desktop.
 
+mod ask;
 mod config;
 mod contract;
 mod exec;
@@ -18,6 +19,7 @@ mod tools;
 mod transcript;
 mod wire;
 
+pub use ask::{ask, Answer, AskRequest, Located, Pointed, Question};
 use desktop_core::system::Clipboard;
 use desktop_core::Desktop;
 use desktop_core::{Error, Result, Target};

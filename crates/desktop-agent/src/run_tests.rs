@@ -328,6 +328,67 @@ fn max_steps_ends_a_run_that_never_finishes() {
     assert_eq!(d.inputs().len(), 3, "{:?}", d.inputs());
 }
 
+/// `ask` on the fake desktop: a point the model gives in the Retina screenshot's pixels
+/// comes out as the screen point under it; an id the tree lacks is refused; nothing acts.
+#[test]
+fn ask_maps_a_point_and_refuses_a_ghost_id() {
+    let server = serve(|n, req| {
+        let args = match n {
+            0 => {
+                let (w, _) = image_size(req);
+                let per_unit = f64::from(w) / 800.0;
+                json!({"found": true, "id": null, "x": 350.0 * per_unit, "y": 420.0 * per_unit, "space": "image", "note": "Save"})
+            }
+            _ => {
+                json!({"found": true, "id": 999, "x": null, "y": null, "space": null, "note": null})
+            }
+        };
+        calls(&[("answer", args)])
+    });
+    let d = desktop("agent-ask");
+    let config = std::env::temp_dir().join(format!("dc-ask-{}.toml", std::process::id()));
+    std::fs::write(&config, "").unwrap();
+    let request = || crate::AskRequest {
+        question: crate::Question::Locate("the Save button".into()),
+        start: Target::default(),
+        choices: crate::Choices {
+            provider: Some("openai".into()),
+            base_url: Some(server.url.clone()),
+            config: Some(config.clone()),
+            ..crate::Choices::default()
+        },
+        no_screenshot: false,
+        tree_bounds: false,
+        tree_tokens: 2000,
+        grid: false,
+        transcript: None,
+        secrets: Vec::new(),
+        secret_fields: Vec::new(),
+        call_timeout: Duration::from_secs(2),
+    };
+    let ask = || {
+        let settings = crate::config::resolve(&request().choices).unwrap();
+        let started = std::time::Instant::now();
+        block(crate::ask::ask_on(
+            &d,
+            request(),
+            settings,
+            services(),
+            started,
+        ))
+    };
+    let answer = ask().unwrap();
+    let p = answer.point.clone().expect("a point");
+    // Retina pixels, shrunk to the vision models' size: more than one pixel a unit still.
+    assert_eq!((p.x, p.y), (350, 420), "{answer:?}");
+    assert!(p.scale > 1.0 && p.scale < 2.0, "{answer:?}");
+    assert!(answer.element.is_none() && answer.found == Some(true));
+    let e = ask().unwrap_err();
+    assert_eq!(e.code, desktop_core::ErrorCode::ElementNotFound, "{e:?}");
+    let _ = std::fs::remove_file(&config);
+    assert!(d.inputs().is_empty(), "{:?}", d.inputs());
+}
+
 /// The clipboard of a test: text held in memory.
 #[derive(Default)]
 pub(crate) struct MemClipboard(std::sync::Mutex<Option<String>>);

@@ -1,7 +1,7 @@
 //! `desktop-cli agent "goal"`: the command face of the `desktop-agent` crate, which runs the
 //! loop on this platform's desktop.
 
-use crate::cli::{AgentArgs, Confirm, Global, ToolFormat};
+use crate::cli::{AgentArgs, Confirm, Global, ModelArgs, ToolFormat};
 use crate::output::{notice, Out};
 use crate::platform::SYSTEM;
 use desktop_core::{Error, Result, System};
@@ -74,16 +74,10 @@ fn request(g: &Global, a: AgentArgs, goal: Option<String>) -> desktop_agent::Req
         goal,
         start: a.target.target(),
         choices: desktop_agent::Choices {
-            provider: a.provider,
-            model: a.model,
-            fallback_model: a.fallback_model,
-            base_url: a.base_url,
-            config: a.config,
             max_steps: a.max_steps,
-            max_tokens: a.max_tokens,
-            model_timeout_s: a.model_timeout,
             confirm: a.confirm.map(Into::into),
             allow_apps: a.allow_apps,
+            ..choices(a.model)
         },
         dry_run: a.dry_run,
         plan: a.plan,
@@ -100,13 +94,32 @@ fn request(g: &Global, a: AgentArgs, goal: Option<String>) -> desktop_agent::Req
     }
 }
 
+/// The model settings given on the command line.
+pub(crate) fn choices(m: ModelArgs) -> desktop_agent::Choices {
+    desktop_agent::Choices {
+        provider: m.provider,
+        model: m.model,
+        fallback_model: m.fallback_model,
+        base_url: m.base_url,
+        config: m.config,
+        max_tokens: m.max_tokens,
+        model_timeout_s: m.model_timeout,
+        ..desktop_agent::Choices::default()
+    }
+}
+
+/// The platform's services the agent crate uses.
+pub(crate) fn services() -> desktop_agent::Services {
+    desktop_agent::Services {
+        clipboard: Arc::new(SYSTEM.clipboard()),
+        platform: crate::platform::name(),
+    }
+}
+
 /// Runs the command; the envelope's `data.success` says whether the goal was reached, and
 /// the exit status is 1 when it was not.
 pub async fn command(g: &Global, out: Out, a: AgentArgs) -> i32 {
-    let services = desktop_agent::Services {
-        clipboard: Arc::new(SYSTEM.clipboard()),
-        platform: crate::platform::name(),
-    };
+    let services = services();
     let goal = match goal(&a) {
         Ok(goal) => goal,
         Err(e) => return out.err("agent", &e),

@@ -3,6 +3,8 @@
 
 #[cfg(feature = "agent")]
 mod agent;
+#[cfg(feature = "agent")]
+mod ask;
 mod cli;
 mod commands;
 #[cfg(feature = "mcp")]
@@ -106,6 +108,8 @@ fn run() -> i32 {
             cli::Command::Mcp(a) => mcp::command(&cli.global, out, a).await,
             #[cfg(feature = "agent")]
             cli::Command::Agent(a) => agent::command(&cli.global, out, *a).await,
+            #[cfg(feature = "agent")]
+            cli::Command::Ask(a) => ask::command(&cli.global, out, *a).await,
             command => commands::dispatch(cli::Cli { command, ..cli }, out).await,
         }
     })

@@ -76,7 +76,7 @@ impl Direction {
 }
 
 /// A whole number, also when a model writes it as `4.0`.
-fn whole<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+pub(crate) fn whole<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
     use serde::de::Error;
     match Option::<f64>::deserialize(d)? {
         None => Ok(None),

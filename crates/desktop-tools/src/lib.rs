@@ -5,6 +5,7 @@
 //! model that works in one window and points in screenshot pixels.
 
 pub mod agent;
+pub mod ask;
 pub mod params;
 mod requests;
 pub mod schema;

@@ -110,6 +110,10 @@ pub enum Command {
     /// Carry out a goal in natural language: a model reads the UI and acts, step by step.
     #[cfg(feature = "agent")]
     Agent(Box<AgentArgs>),
+    /// Ask a model one question about a window: describe it, locate an element, check a
+    /// condition (exit status 0/1), extract information. Never acts.
+    #[cfg(feature = "agent")]
+    Ask(Box<AskArgs>),
     /// Internal: stay a client of every accessibility app of the bus in
     /// AT_SPI_BUS_ADDRESS until the bus goes (started by the first command that needs it).
     #[command(hide = true)]
@@ -687,19 +691,10 @@ pub enum ToolFormat {
     Json,
 }
 
+/// Which model answers, shared by `agent` and `ask`; each overrides agent.toml.
 #[cfg(feature = "agent")]
 #[derive(Debug, Args)]
-pub struct AgentArgs {
-    /// What to do, in plain words ("fill the form with ... and submit it"); `-` reads it
-    /// from standard input. Without one (and without --goal-file or --replay) it is asked for
-    /// on the terminal.
-    pub goal: Option<String>,
-    /// Read the goal from this file (`-`: standard input).
-    #[arg(long, value_name = "PATH", conflicts_with_all = ["goal", "replay"])]
-    pub goal_file: Option<std::path::PathBuf>,
-    /// The window to start in (default: the focused window).
-    #[command(flatten)]
-    pub target: TargetArgs,
+pub struct ModelArgs {
     /// anthropic, openai (Chat Completions) or openai-responses.
     #[arg(long)]
     pub provider: Option<String>,
@@ -714,15 +709,74 @@ pub struct AgentArgs {
     /// Settings file (default ~/.config/desktop-cli/agent.toml).
     #[arg(long, value_name = "PATH")]
     pub config: Option<std::path::PathBuf>,
-    /// Most actions to take (default 20).
-    #[arg(long)]
-    pub max_steps: Option<u32>,
     /// Longest model reply, in tokens (default 2048).
     #[arg(long)]
     pub max_tokens: Option<u32>,
     /// Seconds to wait for one model reply (default 120).
     #[arg(long, value_name = "S", value_parser = secs)]
     pub model_timeout: Option<u64>,
+}
+
+/// `ask`: one question to a model about a window; it never acts.
+#[cfg(feature = "agent")]
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("question").required(true).args(["describe", "locate", "check", "extract"])))]
+pub struct AskArgs {
+    /// Describe the window.
+    #[arg(long)]
+    pub describe: bool,
+    /// Find the element fitting a description ("the red Subscribe button"): its id, or a point.
+    #[arg(long, value_name = "DESCRIPTION")]
+    pub locate: Option<String>,
+    /// Whether a condition holds: exit status 0 when it does, 1 when not.
+    #[arg(long, value_name = "CONDITION")]
+    pub check: Option<String>,
+    /// Read information off the window ("the order number").
+    #[arg(long, value_name = "QUERY")]
+    pub extract: Option<String>,
+    /// The window (default: the focused window).
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Send no screenshot (text-only models); the element tree alone.
+    #[arg(long)]
+    pub no_screenshot: bool,
+    /// Draw a coordinate grid on the screenshot.
+    #[arg(long)]
+    pub grid: bool,
+    /// Put each element's screen rectangle in the tree sent to the model.
+    #[arg(long)]
+    pub tree_bounds: bool,
+    /// Cap on the element tree sent, in tokens (default 6000).
+    #[arg(long, default_value_t = 6000)]
+    pub tree_tokens: usize,
+    /// Keep the exchange (request, screenshot, answer) in this folder.
+    #[arg(long, value_name = "DIR")]
+    pub transcript: Option<std::path::PathBuf>,
+    /// A secret to blank from what the model sees and says: NAME=env:VAR or NAME=file:PATH.
+    #[arg(long = "secret", value_name = "NAME=SOURCE")]
+    pub secrets: Vec<String>,
+}
+
+#[cfg(feature = "agent")]
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// What to do, in plain words ("fill the form with ... and submit it"); `-` reads it
+    /// from standard input. Without one (and without --goal-file or --replay) it is asked for
+    /// on the terminal.
+    pub goal: Option<String>,
+    /// Read the goal from this file (`-`: standard input).
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["goal", "replay"])]
+    pub goal_file: Option<std::path::PathBuf>,
+    /// The window to start in (default: the focused window).
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Most actions to take (default 20).
+    #[arg(long)]
+    pub max_steps: Option<u32>,
     /// Ask before: risky actions (default), all actions, or never.
     #[arg(long, value_enum)]
     pub confirm: Option<Confirm>,

@@ -124,7 +124,7 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
         #[cfg(feature = "mcp")]
         Command::Mcp(_) => 2,
         #[cfg(feature = "agent")]
-        Command::Agent(_) => 2,
+        Command::Agent(_) | Command::Ask(_) => 2,
         #[cfg(target_os = "linux")]
         Command::Keeper => platform::run_keeper().await,
         #[cfg(target_os = "linux")]

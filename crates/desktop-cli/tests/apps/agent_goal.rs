@@ -78,7 +78,7 @@ fn typed_at_the_prompt(env: &Env) {
         .arg(goal)
         .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .env("OPENAI_API_KEY", KEY)
-        .env("XDG_CONFIG_HOME", &fake.transcript())
+        .env("XDG_CONFIG_HOME", fake.transcript())
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);

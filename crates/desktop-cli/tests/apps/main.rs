@@ -6,6 +6,7 @@
 mod act;
 mod agent;
 mod agent_goal;
+mod ask;
 mod deploy;
 mod displays;
 mod errors;
@@ -68,6 +69,7 @@ fn main() {
     tests.extend(mcp::TESTS);
     tests.extend(agent::TESTS);
     tests.extend(agent_goal::TESTS);
+    tests.extend(ask::TESTS);
     tests.extend(errors::TESTS);
     tests.extend(sandbox::TESTS);
     tests.extend(skill::TESTS);
