@@ -165,6 +165,12 @@ def bench_tokens(name, spec):
     files["interactive_text"] = os.path.join(out, f"{name}-interactive.txt")
     with open(files["interactive_text"], "w") as f:
         f.write(text)
+    # The CSV table as printed, less its window row (the text form's window line is left
+    # out above too; the header row is the format's own cost and stays).
+    rows = cli("read", "--app", app, "-i", "--format", "csv").stdout.split("\r\n")
+    files["interactive_csv"] = os.path.join(out, f"{name}-interactive.csv")
+    with open(files["interactive_csv"], "w") as f:
+        f.write("\r\n".join(rows[:1] + rows[2:]))
     t = tokens(list(files.values()))
     counts = {k: t[v] for k, v in files.items()}
     return {
@@ -175,6 +181,7 @@ def bench_tokens(name, spec):
         "interactive_listed": n_all,
         "json_i_per_interactive": counts["interactive"] / n_inter,
         "text_i_per_interactive": counts["interactive_text"] / n_inter,
+        "csv_i_per_interactive": counts["interactive_csv"] / n_inter,
     }
 
 
@@ -405,12 +412,12 @@ def main():
         print(f"| {s['app']} | " + " | ".join(f"{p[k]:.1f}" for k in ["connect", "resolve", "peer", "cache", "walk", "hydrate", "output"])
               + f" | {s['cache_items']:.0f} | {s['walked']:.0f} |")
     print("\ntokens (o200k)\n")
-    print("| app | seed 000 compact JSON (every element) | default read | ratio | read -i JSON | read -i text | interactive elements | per interactive: JSON / text |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| app | seed 000 compact JSON (every element) | default read | ratio | read -i JSON | read -i text | read -i csv | interactive elements | per interactive: JSON / text / csv |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for t in toks:
         c = t["tokens"]
         print(f"| {t['app']} | {c['seed000']} | {c['default']} | {t['default_vs_seed000']:.0%} | {c['interactive']} | {c['interactive_text']} "
-              f"| {t['interactive_elements']} | {t['json_i_per_interactive']:.1f} / {t['text_i_per_interactive']:.1f} |")
+              f"| {c['interactive_csv']} | {t['interactive_elements']} | {t['json_i_per_interactive']:.1f} / {t['text_i_per_interactive']:.1f} / {t['csv_i_per_interactive']:.1f} |")
     print_actions(acts)
     print_reliability(reliability)
     print_see(see)
