@@ -194,7 +194,7 @@ pub async fn observe_events<D: Desktop>(
 
 #[cfg(test)]
 mod tests {
-    //! `observe` on the in-memory desktop (no change notices: it reads on its interval):
+    //! `observe` on the in-memory desktop, woken by its change notices:
     //! elements are followed by identity, so one inserted at the top is one `added`.
 
     use super::*;
