@@ -31,6 +31,7 @@ pub mod shot;
 pub mod system;
 pub mod table;
 pub mod watch;
+pub mod windows;
 
 pub use backend::Desktop;
 pub use error::{Error, ErrorCode, Result};

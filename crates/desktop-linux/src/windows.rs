@@ -1,10 +1,12 @@
-//! Joining accessibility frames with X11 windows, and picking the window a command targets.
+//! Joining accessibility frames with X11 windows, and how Linux knows an app by other names
+//! when picking the window a command targets (the picking itself is the core's).
 //! Pure functions over already-fetched data.
 
 use crate::apps::{name_matches, App, Frame};
 use crate::identity::program_name;
 use crate::x11::XWindow;
-use desktop_core::{Error, ErrorCode, Rect, Result, States, Target, WindowInfo};
+use desktop_core::windows::AlsoKnownAs;
+use desktop_core::{Rect, Result, States, Target, WindowInfo};
 
 /// One window per showing frame, matched to its X window (same pid; same title first, for
 /// every frame, then the closest box among what is left), plus X windows no frame claimed
@@ -130,120 +132,32 @@ fn likeness(a: &Rect, b: &Rect) -> f64 {
     }
 }
 
+/// Linux knows an app also by a window's title or its program's name (Java apps are all
+/// "Java Application" to the accessibility bus).
+#[derive(Clone, Copy, Debug)]
+pub struct Aka;
+
+impl AlsoKnownAs for Aka {
+    fn also_known_as(&self, w: &WindowInfo, name: &str) -> bool {
+        name_matches(&w.title, name)
+            || crate::identity::program_name(w.pid).is_some_and(|p| name_matches(&p, name))
+    }
+}
+
 /// Windows matching every field set in `target`.
 pub fn filter(windows: Vec<WindowInfo>, t: &Target) -> Vec<WindowInfo> {
-    // An app is known by its accessible name first; where none has that name, by a
-    // window's title or its program's name (Java apps are all "Java Application").
-    let by_name = |w: &WindowInfo, a: &str| name_matches(&w.app, a);
-    let by_other = |w: &WindowInfo, a: &str| {
-        name_matches(&w.title, a)
-            || crate::identity::program_name(w.pid).is_some_and(|p| name_matches(&p, a))
-    };
-    let named = t
-        .app
-        .as_deref()
-        .is_some_and(|a| windows.iter().any(|w| by_name(w, a)));
-    windows
-        .into_iter()
-        .filter(|w| {
-            t.app
-                .as_deref()
-                .is_none_or(|a| if named { by_name(w, a) } else { by_other(w, a) })
-        })
-        .filter(|w| t.pid.is_none_or(|p| w.pid == p))
-        .filter(|w| t.window_id.is_none_or(|id| w.id == Some(id)))
-        .filter(|w| {
-            t.window
-                .as_deref()
-                .is_none_or(|s| w.title.to_lowercase().contains(&s.to_lowercase()))
-        })
-        .collect()
+    desktop_core::windows::filter(&windows, t, &Aka)
 }
 
-/// The one window a command acts on: among the matches, a modal dialog (its app takes input
-/// there first, whether or not the window system gave it the focus), else the focused one,
-/// else the top of the stack (windows with an accessibility tree first). Errors list what
-/// is there.
+/// The one window a command acts on (see `desktop_core::windows::pick`).
 pub fn pick(all: &[WindowInfo], t: &Target, apps: &[String]) -> Result<WindowInfo> {
-    let matches = filter(all.to_vec(), t);
-    let best = matches
-        .iter()
-        .find(|w| w.modal && w.a11y)
-        .or_else(|| matches.iter().find(|w| w.focused && w.a11y))
-        .or_else(|| matches.iter().find(|w| w.a11y))
-        .or_else(|| matches.first());
-    if let Some(w) = best {
-        return Ok(w.clone());
-    }
-    Err(not_found(all, t, apps))
-}
-
-fn not_found(all: &[WindowInfo], t: &Target, app_names: &[String]) -> Error {
-    let app_exists = !filter(
-        all.to_vec(),
-        &Target {
-            window: None,
-            window_id: None,
-            ..t.clone()
-        },
-    )
-    .is_empty();
-    let windows: Vec<String> = all
-        .iter()
-        .take(20)
-        .map(|w| match w.id {
-            Some(id) => format!("{} \"{}\" (id {id}, pid {})", w.app, w.title, w.pid),
-            None => format!("{} \"{}\" (pid {})", w.app, w.title, w.pid),
-        })
-        .collect();
-    let there = if windows.is_empty() {
-        "no windows are open".to_string()
-    } else {
-        format!("open windows: {}", windows.join("; "))
-    };
-    if (t.app.is_some() || t.pid.is_some()) && !app_exists {
-        let what = match (&t.app, t.pid) {
-            (Some(a), Some(p)) => format!("app \"{a}\" with pid {p}"),
-            (Some(a), None) => format!("app \"{a}\""),
-            (None, Some(p)) => format!("pid {p}"),
-            _ => "the target".to_string(),
-        };
-        let mut apps: Vec<&str> = all
-            .iter()
-            .map(|w| w.app.as_str())
-            .chain(app_names.iter().map(String::as_str))
-            .collect();
-        apps.sort_unstable();
-        apps.dedup();
-        return Error::new(
-            ErrorCode::AppNotFound,
-            format!("no window of {what}; {there}"),
-        )
-        .suggest(if apps.is_empty() {
-            "Launch the app first; listing the apps shows what is running".to_string()
-        } else {
-            format!("Use one of the running apps: {}", apps.join(", "))
-        });
-    }
-    if t.is_empty() {
-        return Error::new(
-            ErrorCode::WindowNotFound,
-            format!("no focused window to read; {there}"),
-        )
-        .suggest(
-            "Name a target by app, window title or window id (listing the windows shows them)",
-        );
-    }
-    Error::new(
-        ErrorCode::WindowNotFound,
-        format!("no window matches; {there}"),
-    )
-    .suggest("Check the title or id against the list of windows")
+    desktop_core::windows::pick(all, t, apps, &Aka)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use desktop_core::ErrorCode;
 
     fn frame(name: &str, b: Rect) -> Frame {
         Frame {

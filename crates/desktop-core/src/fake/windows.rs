@@ -1,114 +1,14 @@
-//! The fake's window list: which windows a target names and the one it acts on, with the
-//! answers the Linux backend gives (its `windows::filter`, `pick` and their errors), so code
-//! tested on the fake meets the same errors on a real desktop.
+//! The fake's window list: which windows a target names and the one it acts on, by the
+//! core's rules every backend shares (the fake knows an app also by a window's title).
 
-use crate::error::{Error, ErrorCode, Result};
-use crate::model::{name_matches, Target, WindowInfo};
+use crate::error::Result;
+use crate::model::{Target, WindowInfo};
+use crate::windows::ByTitle;
 
-/// Windows matching every field set in `t`. An app is known by its name first; where no
-/// window's app has that name, by a window's title (as Linux falls back to titles and
-/// program names for apps that all share one name).
 pub(super) fn filter(windows: &[WindowInfo], t: &Target) -> Vec<WindowInfo> {
-    let named = t
-        .app
-        .as_deref()
-        .is_some_and(|a| windows.iter().any(|w| name_matches(&w.app, a)));
-    windows
-        .iter()
-        .filter(|w| {
-            t.app.as_deref().is_none_or(|a| {
-                if named {
-                    name_matches(&w.app, a)
-                } else {
-                    name_matches(&w.title, a)
-                }
-            })
-        })
-        .filter(|w| t.pid.is_none_or(|p| w.pid == p))
-        .filter(|w| t.window_id.is_none_or(|id| w.id == Some(id)))
-        .filter(|w| {
-            t.window
-                .as_deref()
-                .is_none_or(|s| w.title.to_lowercase().contains(&s.to_lowercase()))
-        })
-        .cloned()
-        .collect()
+    crate::windows::filter(windows, t, &ByTitle)
 }
 
-/// The one window a target names: among the matches, a modal dialog, else the focused
-/// window, else the first (the top of the stack). Several matches are not an error: a
-/// desktop picks, as Linux does.
 pub(super) fn pick(all: &[WindowInfo], t: &Target) -> Result<WindowInfo> {
-    let matches = filter(all, t);
-    let best = matches
-        .iter()
-        .find(|w| w.modal && w.a11y)
-        .or_else(|| matches.iter().find(|w| w.focused && w.a11y))
-        .or_else(|| matches.iter().find(|w| w.a11y))
-        .or_else(|| matches.first());
-    match best {
-        Some(w) => Ok(w.clone()),
-        None => Err(not_found(all, t)),
-    }
-}
-
-/// `APP_NOT_FOUND` when the app or pid names nothing, else `WINDOW_NOT_FOUND`; both list
-/// the open windows, in the words the Linux backend uses.
-fn not_found(all: &[WindowInfo], t: &Target) -> Error {
-    let app_exists = !filter(
-        all,
-        &Target {
-            window: None,
-            window_id: None,
-            ..t.clone()
-        },
-    )
-    .is_empty();
-    let windows: Vec<String> = all
-        .iter()
-        .take(20)
-        .map(|w| match w.id {
-            Some(id) => format!("{} \"{}\" (id {id}, pid {})", w.app, w.title, w.pid),
-            None => format!("{} \"{}\" (pid {})", w.app, w.title, w.pid),
-        })
-        .collect();
-    let there = if windows.is_empty() {
-        "no windows are open".to_string()
-    } else {
-        format!("open windows: {}", windows.join("; "))
-    };
-    if (t.app.is_some() || t.pid.is_some()) && !app_exists {
-        let what = match (&t.app, t.pid) {
-            (Some(a), Some(p)) => format!("app \"{a}\" with pid {p}"),
-            (Some(a), None) => format!("app \"{a}\""),
-            (None, Some(p)) => format!("pid {p}"),
-            _ => "the target".to_string(),
-        };
-        let mut apps: Vec<&str> = all.iter().map(|w| w.app.as_str()).collect();
-        apps.sort_unstable();
-        apps.dedup();
-        return Error::new(
-            ErrorCode::AppNotFound,
-            format!("no window of {what}; {there}"),
-        )
-        .suggest(if apps.is_empty() {
-            "Launch the app first; listing the apps shows what is running".to_string()
-        } else {
-            format!("Use one of the running apps: {}", apps.join(", "))
-        });
-    }
-    if t.is_empty() {
-        return Error::new(
-            ErrorCode::WindowNotFound,
-            format!("no focused window to read; {there}"),
-        )
-        .suggest(
-            "Name a target by app, window title or window id (listing the windows shows them)",
-        );
-    }
-    Error::new(
-        ErrorCode::WindowNotFound,
-        format!("no window matches; {there}"),
-    )
-    .suggest("Check the title or id against the list of windows")
+    crate::windows::pick(all, t, &[], &ByTitle)
 }
