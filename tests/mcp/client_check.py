@@ -110,6 +110,7 @@ async def exercise(call, list_tools, progress_call=None):
     check(meta["marks"] > 10, "annotated")
 
     res = await call("screenshot", {"max_edge": 800, "format": "jpeg"})
+    check(not res.is_error, text_of(res))
     meta = structured(res)
     check(max(meta["width"], meta["height"]) == 800 and meta["format"] == "jpg", f"max_edge: {meta}")
 

@@ -8,13 +8,12 @@ use serde::Deserialize;
 /// Which window (all given must match; none = the focused window).
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 pub struct Target {
-    /// Application name, case-insensitive, exact or substring (e.g. "chromium").
+    /// App name (or part of it).
     pub app: Option<String>,
-    /// Window title substring.
+    /// Part of the window title.
     pub window: Option<String>,
-    /// Window id as list_windows reports it.
+    /// From list_windows.
     pub window_id: Option<u64>,
-    /// Process id.
     pub pid: Option<u32>,
 }
 

@@ -28,6 +28,8 @@ fn input_schema<T: JsonSchema>() -> Arc<Map<String, Value>> {
 
 fn output_schema(name: &str) -> Option<Arc<Map<String, Value>>> {
     let mut v = schema::get(Some(name)).ok()?;
+    // Paid in every session's tool list: the shape, not the prose (`schema` has the prose).
+    desktop_tools::schema::terse(&mut v);
     let obj = v.as_object_mut()?;
     obj.remove("$schema");
     if !obj.contains_key("type") {
@@ -51,12 +53,12 @@ fn tool<T: JsonSchema>(
     out: Option<&str>,
 ) -> Tool {
     let annotations = match kind {
-        Kind::Read => ToolAnnotations::with_title(title)
+        Kind::Read => ToolAnnotations::new()
             .read_only(true)
             .destructive(false)
             .idempotent(true)
             .open_world(false),
-        Kind::Harmless { idempotent } => ToolAnnotations::with_title(title)
+        Kind::Harmless { idempotent } => ToolAnnotations::new()
             .read_only(false)
             .destructive(false)
             .idempotent(idempotent)
@@ -64,7 +66,7 @@ fn tool<T: JsonSchema>(
         Kind::Acts {
             idempotent,
             open_world,
-        } => ToolAnnotations::with_title(title)
+        } => ToolAnnotations::new()
             .read_only(false)
             .destructive(true)
             .idempotent(idempotent)
