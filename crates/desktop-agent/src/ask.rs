@@ -77,10 +77,7 @@ pub struct AskRequest {
     /// The window (empty: the focused one).
     pub start: Target,
     pub choices: Choices,
-    pub no_screenshot: bool,
-    pub tree_bounds: bool,
-    pub tree_tokens: usize,
-    pub grid: bool,
+    pub look: crate::Look,
     /// Keep a transcript of the exchange here.
     pub transcript: Option<PathBuf>,
     pub secrets: Vec<String>,
@@ -172,10 +169,7 @@ where
         return Err(Error::invalid_args("the question is empty")
             .suggest("Example: desktop-cli ask --check \"the order was placed\""));
     }
-    if !(200..=100_000).contains(&req.tree_tokens) {
-        return Err(Error::invalid_args("--tree-tokens must be 200 to 100000")
-            .suggest("Example: --tree-tokens 6000"));
-    }
+    req.look.check()?;
     let settings = config::resolve(&req.choices)?;
     let d = connect.await?;
     ask_on(&d, req, settings, services, started).await
@@ -194,23 +188,8 @@ pub(crate) async fn ask_on<D: Desktop>(
         Some(dir) => Some(Transcript::create(Some(dir.clone()))?),
         None => None,
     };
-    let window = if req.start.is_empty() {
-        req.start.clone()
-    } else {
-        let w = d.resolve(&req.start).await?;
-        Target {
-            window_id: w.id,
-            pid: w.id.is_none().then_some(w.pid),
-            ..Default::default()
-        }
-    };
-    let look = screen::Options {
-        tree_tokens: req.tree_tokens,
-        bounds: req.tree_bounds || req.no_screenshot,
-        screenshot: !req.no_screenshot,
-        grid: req.grid,
-        pointer: settings.pointer_overlays,
-    };
+    let window = crate::pin(d, &req.start).await?;
+    let look = req.look.options(settings.pointer_overlays);
     let seen = screen::observe(d, &window, &look, &secrets).await;
     if seen.data.is_none() {
         // Nothing to answer from: the read's own error says why.

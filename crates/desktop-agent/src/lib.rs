@@ -60,6 +60,54 @@ pub struct Choices {
     pub allow_apps: Vec<String>,
 }
 
+/// What the model is shown of the window each time (the agent's turns, `ask`).
+#[derive(Debug, Clone, Copy)]
+pub struct Look {
+    /// Send no screenshots: the element tree alone.
+    pub no_screenshot: bool,
+    pub grid: bool,
+    /// Each element's rectangle in the tree sent to the model.
+    pub tree_bounds: bool,
+    /// Cap on the tree sent, in tokens (200 to 100000).
+    pub tree_tokens: usize,
+}
+
+impl Look {
+    fn check(&self) -> Result<()> {
+        if !(200..=100_000).contains(&self.tree_tokens) {
+            return Err(Error::invalid_args("--tree-tokens must be 200 to 100000")
+                .suggest("Example: --tree-tokens 6000"));
+        }
+        Ok(())
+    }
+
+    /// The observation's options; `pointer`: the pointer overlays of agent.toml.
+    fn options(&self, pointer: bool) -> screen::Options {
+        screen::Options {
+            tree_tokens: self.tree_tokens,
+            // Without a screenshot the tree is the only place positions can be.
+            bounds: self.tree_bounds || self.no_screenshot,
+            screenshot: !self.no_screenshot,
+            grid: self.grid,
+            pointer,
+        }
+    }
+}
+
+/// The window `start` names, pinned by its id so a title change does not lose it (empty:
+/// the focused window, as it is at each look).
+async fn pin<D: Desktop>(d: &D, start: &Target) -> Result<Target> {
+    if start.is_empty() {
+        return Ok(start.clone());
+    }
+    let w = d.resolve(start).await?;
+    Ok(Target {
+        window_id: w.id,
+        pid: w.id.is_none().then_some(w.pid),
+        ..Default::default()
+    })
+}
+
 /// One run of the agent, or a replay of a recorded one.
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -74,13 +122,7 @@ pub struct Request {
     pub plan: bool,
     /// The JSON step contract in the reply text instead of native tool calls.
     pub json_contract: bool,
-    /// Send no screenshots: the element tree alone.
-    pub no_screenshot: bool,
-    pub grid: bool,
-    /// Each element's rectangle in the tree sent to the model.
-    pub tree_bounds: bool,
-    /// Cap on the tree sent each step, in tokens (200 to 100000).
-    pub tree_tokens: usize,
+    pub look: Look,
     /// Folder for the transcript (default under the user's state directory).
     pub transcript: Option<PathBuf>,
     /// `NAME=env:VAR` / `NAME=file:PATH`.
@@ -160,23 +202,10 @@ where
         return Err(Error::invalid_args("the goal is empty")
             .suggest("Example: desktop-cli agent \"tick the check box and press Save\""));
     }
-    if !(200..=100_000).contains(&req.tree_tokens) {
-        return Err(Error::invalid_args("--tree-tokens must be 200 to 100000")
-            .suggest("Example: --tree-tokens 6000"));
-    }
+    req.look.check()?;
     let settings = config::resolve(&req.choices)?;
     let d = connect.await?;
-    // The starting window, pinned by its id so a title change does not lose it.
-    let window = if req.start.is_empty() {
-        req.start.clone()
-    } else {
-        let w = d.resolve(&req.start).await?;
-        Target {
-            window_id: w.id,
-            pid: w.id.is_none().then_some(w.pid),
-            ..Default::default()
-        }
-    };
+    let window = pin(&d, &req.start).await?;
     let log = transcript::Transcript::create(req.transcript.clone())?;
     let o = run::Options {
         goal,
@@ -186,13 +215,7 @@ where
         dry_run: req.dry_run,
         plan: req.plan,
         json_contract: req.json_contract,
-        screen: screen::Options {
-            tree_tokens: req.tree_tokens,
-            bounds: req.tree_bounds || req.no_screenshot,
-            screenshot: !req.no_screenshot,
-            grid: req.grid,
-            pointer: settings.pointer_overlays,
-        },
+        screen: req.look.options(settings.pointer_overlays),
         call_timeout: req.call_timeout,
         secrets,
         services,

@@ -357,10 +357,12 @@ fn ask_maps_a_point_and_refuses_a_ghost_id() {
             config: Some(config.clone()),
             ..crate::Choices::default()
         },
-        no_screenshot: false,
-        tree_bounds: false,
-        tree_tokens: 2000,
-        grid: false,
+        look: crate::Look {
+            no_screenshot: false,
+            tree_bounds: false,
+            tree_tokens: 2000,
+            grid: false,
+        },
         transcript: None,
         secrets: Vec::new(),
         secret_fields: Vec::new(),

@@ -1,7 +1,7 @@
 //! `desktop-cli agent "goal"`: the command face of the `desktop-agent` crate, which runs the
 //! loop on this platform's desktop.
 
-use crate::cli::{AgentArgs, Confirm, Global, ModelArgs, ToolFormat};
+use crate::cli::{AgentArgs, Confirm, Global, LookArgs, ModelArgs, ToolFormat};
 use crate::output::{notice, Out};
 use crate::platform::SYSTEM;
 use desktop_core::{Error, Result, System};
@@ -82,10 +82,7 @@ fn request(g: &Global, a: AgentArgs, goal: Option<String>) -> desktop_agent::Req
         dry_run: a.dry_run,
         plan: a.plan,
         json_contract: a.tool_format == ToolFormat::Json,
-        no_screenshot: a.no_screenshot,
-        grid: a.grid,
-        tree_bounds: a.tree_bounds,
-        tree_tokens: a.tree_tokens,
+        look: look(&a.look),
         transcript: a.transcript,
         secrets: a.secrets,
         secret_fields: a.secret_fields,
@@ -105,6 +102,16 @@ pub(crate) fn choices(m: ModelArgs) -> desktop_agent::Choices {
         max_tokens: m.max_tokens,
         model_timeout_s: m.model_timeout,
         ..desktop_agent::Choices::default()
+    }
+}
+
+/// What the model is shown, as given on the command line.
+pub(crate) fn look(l: &LookArgs) -> desktop_agent::Look {
+    desktop_agent::Look {
+        no_screenshot: l.no_screenshot,
+        grid: l.grid,
+        tree_bounds: l.tree_bounds,
+        tree_tokens: l.tree_tokens,
     }
 }
 

@@ -2,7 +2,7 @@
 //! `ask`), printed as an envelope; a "no" (a condition that does not hold, nothing found)
 //! exits with status 1 so scripts can branch on it.
 
-use crate::agent::{choices, services};
+use crate::agent::{choices, look, services};
 use crate::cli::{AskArgs, Global};
 use crate::output::Out;
 use desktop_agent::{AskRequest, Question};
@@ -19,10 +19,7 @@ fn request(g: &Global, a: AskArgs) -> AskRequest {
         question,
         start: a.target.target(),
         choices: choices(a.model),
-        no_screenshot: a.no_screenshot,
-        tree_bounds: a.tree_bounds,
-        tree_tokens: a.tree_tokens,
-        grid: a.grid,
+        look: look(&a.look),
         transcript: a.transcript,
         secrets: a.secrets,
         secret_fields: Vec::new(),

@@ -717,6 +717,25 @@ pub struct ModelArgs {
     pub model_timeout: Option<u64>,
 }
 
+/// What the model is shown of the window, shared by `agent` and `ask`.
+#[cfg(feature = "agent")]
+#[derive(Debug, Args)]
+pub struct LookArgs {
+    /// Send no screenshots (text-only models); the element tree alone.
+    #[arg(long)]
+    pub no_screenshot: bool,
+    /// Draw a coordinate grid on the screenshots.
+    #[arg(long)]
+    pub grid: bool,
+    /// Put each element's screen rectangle in the tree sent to the model (always without a
+    /// screenshot); by default the screenshot shows where things are, at half the tokens.
+    #[arg(long)]
+    pub tree_bounds: bool,
+    /// Cap on the element tree sent each time, in tokens (default 6000).
+    #[arg(long, default_value_t = 6000)]
+    pub tree_tokens: usize,
+}
+
 /// `ask`: one question to a model about a window; it never acts.
 #[cfg(feature = "agent")]
 #[derive(Debug, Args)]
@@ -739,18 +758,8 @@ pub struct AskArgs {
     pub target: TargetArgs,
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Send no screenshot (text-only models); the element tree alone.
-    #[arg(long)]
-    pub no_screenshot: bool,
-    /// Draw a coordinate grid on the screenshot.
-    #[arg(long)]
-    pub grid: bool,
-    /// Put each element's screen rectangle in the tree sent to the model.
-    #[arg(long)]
-    pub tree_bounds: bool,
-    /// Cap on the element tree sent, in tokens (default 6000).
-    #[arg(long, default_value_t = 6000)]
-    pub tree_tokens: usize,
+    #[command(flatten)]
+    pub look: LookArgs,
     /// Keep the exchange (request, screenshot, answer) in this folder.
     #[arg(long, value_name = "DIR")]
     pub transcript: Option<std::path::PathBuf>,
@@ -793,19 +802,8 @@ pub struct AgentArgs {
     /// native tool calls, or the JSON step contract for models without tool calling.
     #[arg(long, value_enum, default_value_t = ToolFormat::Native)]
     pub tool_format: ToolFormat,
-    /// Send no screenshots (text-only models); the element tree alone.
-    #[arg(long)]
-    pub no_screenshot: bool,
-    /// Draw a coordinate grid on the screenshots.
-    #[arg(long)]
-    pub grid: bool,
-    /// Put each element's screen rectangle in the tree sent to the model (always without a
-    /// screenshot); by default the screenshot shows where things are, at half the tokens.
-    #[arg(long)]
-    pub tree_bounds: bool,
-    /// Cap on the element tree sent each step, in tokens (default 6000).
-    #[arg(long, default_value_t = 6000)]
-    pub tree_tokens: usize,
+    #[command(flatten)]
+    pub look: LookArgs,
     /// Folder for this run's transcript and screenshots (default
     /// ~/.local/state/desktop-cli/runs/<time>).
     #[arg(long, value_name = "DIR")]
