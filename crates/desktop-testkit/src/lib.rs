@@ -268,9 +268,11 @@ impl Desk {
             || {
                 let run = self.cli(&["list", "--app", app]);
                 let ws = (run.code == 0).then(|| run.json()["data"]["windows"].clone())?;
+                // A titled window whose accessibility tree is up: the X window can come
+                // well before the app's accessibility bridge (Java's) registers it.
                 ws.as_array()?
                     .iter()
-                    .any(|w| w["title"] != "")
+                    .any(|w| w["title"] != "" && w["a11y"] != false)
                     .then_some(pid)
             },
         )
