@@ -49,20 +49,32 @@ def error_of(res):
     return json.loads(text_of(res))
 
 
+# The protocol's defaults for a hint the server leaves out.
+HINT_DEFAULTS = {"read_only_hint": False, "destructive_hint": True, "idempotent_hint": False, "open_world_hint": True}
+
+
+def hint(tool, name):
+    a = tool.annotations
+    v = getattr(a, name, None) if a is not None else None
+    return HINT_DEFAULTS[name] if v is None else v
+
+
 async def exercise(call, list_tools, progress_call=None):
     tools = {t.name: t for t in (await list_tools()).tools}
     expected = {"list_windows", "list_apps", "read", "find", "click", "type", "press", "focus", "scroll", "drag",
                 "set_value", "toggle", "action", "launch", "screenshot", "clipboard_get", "clipboard_set", "wait", "observe"}
     check(expected <= set(tools), f"tools missing: {expected - set(tools)}")
     for name in ["list_windows", "read", "find", "screenshot", "wait", "clipboard_get", "observe"]:
-        a = tools[name].annotations
-        check(a.read_only_hint is True and a.destructive_hint is False, f"{name} annotated read-only: {a}")
+        t = tools[name]
+        check(hint(t, "read_only_hint") and not hint(t, "open_world_hint"), f"{name} annotated read-only: {t.annotations}")
     for name in ["click", "type", "set_value"]:
-        a = tools[name].annotations
-        check(a.read_only_hint is False and a.destructive_hint is True, f"{name} annotations: {a}")
-    check(tools["focus"].annotations.destructive_hint is False, "focus cannot lose data")
+        t = tools[name]
+        check(not hint(t, "read_only_hint") and hint(t, "destructive_hint"), f"{name} annotations: {t.annotations}")
+    check(not hint(tools["focus"], "destructive_hint"), "focus cannot lose data")
+    check(hint(tools["set_value"], "idempotent_hint") and not hint(tools["click"], "idempotent_hint"), "idempotence")
     check("app" in tools["read"].input_schema["properties"], "read takes app")
-    check(tools["read"].output_schema is not None and tools["click"].output_schema is not None, "output schemas")
+    # Output schemas are opt-in (--output-schemas, checked with the tool sets).
+    check(tools["read"].output_schema is None, "no output schemas by default")
 
     res = await call("list_windows", {})
     check(not res.is_error, f"list_windows: {text_of(res)}")
@@ -82,9 +94,26 @@ async def exercise(call, list_tools, progress_call=None):
     check(any(e["r"] == "btn" and e.get("t") == "Increment" for e in flat), "read finds the Increment button")
     check(not any(e["r"] == "txt" for e in flat), "interactive-only by default")
     check('btn "Increment"' in text_of(res), "the text form is the readable tree")
+    # A browser reads as its page: the document first, its address as its value, no toolbar;
+    # headings stay; no boxes unless asked.
+    page = data["elements"][0]
+    check(data.get("page") is True and page["r"] == "web", f"the page only: {page.get('r')}")
+    check(page.get("v", "").startswith("file://") and page["v"].endswith("page.html"), f"address: {page.get('v')}")
+    check(not any(e.get("t") == "Reload" for e in flat), "no browser toolbar in a page read")
+    check(any(e["r"] == "h" and e.get("t") == "Sign in" for e in flat), "headings kept")
+    check(not any("b" in e for e in flat) and "189," not in text_of(res), "no boxes by default")
+    res = await call("read", {"app": "chromium", "page": False, "bounds": True})
+    whole = []
+    def walk2(es):
+        for e in es:
+            whole.append(e)
+            walk2(e.get("c", []))
+    walk2(structured(res)["elements"])
+    check(any(e.get("t") == "Reload" for e in whole), "page=false reads the browser's toolbar too")
+    check(all("b" in e for e in whole if e["r"] == "btn"), "bounds=true gives boxes")
 
     # Click a GTK check box by id; read it back with pyatspi.
-    res = await call("read", {"app": "gtk3-widget-factory", "roles": "chk"})
+    res = await call("read", {"app": "gtk3-widget-factory", "roles": "chk", "bounds": True})
     boxes = structured(res)["elements"]
     target = next(e for e in boxes if "e" not in e and e.get("k") != "mixed")
     before = target.get("k") is True
@@ -178,7 +207,20 @@ async def toolsets(binary):
     check(len(names) == 16 and not names & {"launch", "clipboard_set", "click"}, f"--exclude-tools serves {sorted(names)}")
     names = await served(binary, ["--read-only", "--exclude-tools", "observe"])
     check(names == READERS - {"observe"}, f"--read-only less observe serves {sorted(names)}")
-    return 4
+    # Output schemas on request, and what the server then returns conforms to them (the SDK
+    # validates structuredContent against a tool's output schema).
+    params = StdioServerParameters(command=binary, args=["mcp", "--output-schemas"], env=SANDBOX_ENV)
+    async with stdio_client(params) as (r, w):
+        async with ClientSession(r, w) as s:
+            await s.initialize()
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            check(tools["read"].output_schema is not None and tools["click"].output_schema is not None,
+                  "--output-schemas")
+            res = await s.call_tool("read", {"app": "chromium"})
+            check(not res.is_error and structured(res)["count"] > 0, f"read with schemas: {text_of(res)}")
+            res = await s.call_tool("list_windows", {})
+            check(not res.is_error, f"list_windows with schemas: {text_of(res)}")
+    return 5
 
 
 async def main():

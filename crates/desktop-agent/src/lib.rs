@@ -70,6 +70,8 @@ pub struct Look {
     pub tree_bounds: bool,
     /// Cap on the tree sent, in tokens (200 to 100000).
     pub tree_tokens: usize,
+    /// A browser window's own toolbar and tabs in the tree too (by default only its page).
+    pub browser_controls: bool,
 }
 
 impl Look {
@@ -90,6 +92,7 @@ impl Look {
             screenshot: !self.no_screenshot,
             grid: self.grid,
             pointer,
+            page: !self.browser_controls,
         }
     }
 }

@@ -124,6 +124,8 @@ pub async fn run<D: Desktop>(d: &D, dir: &Path, o: Options) -> Result<crate::Rep
         screenshot: false,
         grid: false,
         pointer: false,
+        // The whole window: a recorded step may have acted on the browser's own controls.
+        page: false,
     };
     for (i, ev) in events.iter().enumerate() {
         let n = i + 1;

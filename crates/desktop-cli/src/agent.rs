@@ -112,6 +112,7 @@ pub(crate) fn look(l: &LookArgs) -> desktop_agent::Look {
         grid: l.grid,
         tree_bounds: l.tree_bounds,
         tree_tokens: l.tree_tokens,
+        browser_controls: l.browser_controls,
     }
 }
 

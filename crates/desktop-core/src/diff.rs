@@ -129,11 +129,7 @@ impl Observer {
                     self.next_id += 1;
                     let mut el = node.clone();
                     el.id = self.next_id;
-                    let el = serde_json::to_value(Compact {
-                        node: &el,
-                        flat: true,
-                    })
-                    .unwrap_or(Value::Null);
+                    let el = serde_json::to_value(Compact::flat(&el)).unwrap_or(Value::Null);
                     changes.push(json!({"type": "added", "el": el, "p": path}));
                     self.next_id
                 }

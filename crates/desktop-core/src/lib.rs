@@ -37,7 +37,7 @@ pub use backend::Desktop;
 pub use error::{Error, ErrorCode, Result};
 pub use filter::Filters;
 pub use model::{AppInfo, AppList, ReadData, Target, Unresponsive, WindowInfo, WindowList};
-pub use node::{is_cell_address, without_mnemonic, Caps, Handle, Node, Rect, States};
+pub use node::{is_cell_address, steady_name, without_mnemonic, Caps, Handle, Node, Rect, States};
 pub use request::{Action, ActionRequest, Aim, Button, Direction, Element};
 pub use role::Role;
 pub use system::System;

@@ -1,7 +1,7 @@
 //! The `data` payloads of `list` and `read`, and the target a command is scoped to.
 
 use crate::node::{Handle, Node, Rect};
-use crate::render::{Bounds, Flat, Tree};
+use crate::render::{Bounds, Elements};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
@@ -109,6 +109,10 @@ pub struct ReadData {
     pub total: usize,
     pub shown: usize,
     pub flat: bool,
+    /// Each element's bounds are shown (`b`); without, ids alone address elements.
+    pub bounds: bool,
+    /// Only the page of a browser window was read (`filter::page_only`).
+    pub page: bool,
     /// Why the reader stopped before reading the whole window, if it did.
     pub incomplete: Option<String>,
     /// Where the tree came from and what it cost, for `--timing`; not part of `data`.
@@ -125,11 +129,15 @@ impl Serialize for ReadData {
         m.serialize_entry("window", &WindowRef(&self.window))?;
         m.serialize_entry("ts", &self.ts)?;
         m.serialize_entry("count", &self.shown)?;
-        if self.flat {
-            m.serialize_entry("elements", &Flat(&self.elements))?;
-        } else {
-            m.serialize_entry("elements", &Tree(&self.elements))?;
+        if self.page {
+            m.serialize_entry("page", &true)?;
         }
+        let elements = Elements {
+            nodes: &self.elements,
+            flat: self.flat,
+            bounds: self.bounds,
+        };
+        m.serialize_entry("elements", &elements)?;
         if self.shown < self.total {
             m.serialize_entry(
                 "truncated",

@@ -156,6 +156,8 @@ impl Caps {
     pub const TABLE: Caps = Caps(1 << 6);
     pub const HYPERLINK: Caps = Caps(1 << 7);
     pub const IMAGE: Caps = Caps(1 << 8);
+    /// A document (a web page): its address is its value.
+    pub const DOCUMENT: Caps = Caps(1 << 9);
 
     pub const fn empty() -> Self {
         Caps(0)
@@ -273,6 +275,28 @@ pub fn without_mnemonic(t: &str) -> String {
     } else {
         t.to_string()
     }
+}
+
+/// A name without text that changes while nothing happens: a browser tab's memory figure
+/// (`Inbox - Memory usage - 26.8 MB`), which would cost tokens on every read, make every
+/// change watcher report the tab, and make its id go stale between two reads.
+pub fn steady_name(t: &str) -> &str {
+    const MARK: &str = " - Memory usage - ";
+    match t.rfind(MARK) {
+        Some(at) if is_size(&t[at + MARK.len()..]) => &t[..at],
+        _ => t,
+    }
+}
+
+/// `26.8 MB`, `1,024 KB`, `1.2 GB`.
+fn is_size(s: &str) -> bool {
+    let Some((n, unit)) = s.trim().split_once(' ') else {
+        return false;
+    };
+    matches!(unit, "B" | "KB" | "MB" | "GB" | "TB")
+        && !n.is_empty()
+        && n.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
 }
 
 impl Default for Role {

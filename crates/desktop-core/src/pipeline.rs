@@ -38,6 +38,14 @@ where
         incomplete,
         mut timing,
     } = walked;
+    let (children, page) = if filters.page {
+        match filter::page_only(children) {
+            Ok(page) => (page, true),
+            Err(all) => (all, false),
+        }
+    } else {
+        (children, false)
+    };
     let mut nodes = filter::structural(children, filters);
     let t = Instant::now();
     hydrate(&mut nodes).await?;
@@ -60,6 +68,8 @@ where
         total,
         shown,
         flat: false,
+        bounds: true,
+        page,
         incomplete,
         timing,
     })

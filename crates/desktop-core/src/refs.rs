@@ -372,6 +372,8 @@ mod tests {
             total: 0,
             shown: 0,
             flat: false,
+            bounds: true,
+            page: false,
             incomplete: None,
             timing: vec![],
             elements,

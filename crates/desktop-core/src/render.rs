@@ -21,6 +21,24 @@ pub struct Compact<'a> {
     pub flat: bool,
 }
 
+impl<'a> Compact<'a> {
+    /// One element, with its bounds, without its children.
+    pub fn flat(node: &'a Node) -> Self {
+        Compact { node, flat: true }
+    }
+
+    fn with(self, bounds: bool) -> Shaped<'a> {
+        Shaped { el: self, bounds }
+    }
+}
+
+/// An element with or without its bounds (and its children likewise).
+#[derive(Clone, Copy, Debug)]
+struct Shaped<'a> {
+    el: Compact<'a>,
+    bounds: bool,
+}
+
 /// Bounds as a four-integer array.
 #[derive(Clone, Copy, Debug)]
 pub struct Bounds(pub Rect);
@@ -71,7 +89,14 @@ pub(crate) fn state_keys<M: SerializeMap>(
 
 impl Serialize for Compact<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let n = self.node;
+        self.with(true).serialize(s)
+    }
+}
+
+impl Serialize for Shaped<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Shaped { el, bounds } = *self;
+        let n = el.node;
         let st = n.states;
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("i", &n.id)?;
@@ -88,7 +113,7 @@ impl Serialize for Compact<'_> {
         if !n.description.is_empty() && n.description != n.name && n.description != n.hint {
             m.serialize_entry("d", &n.description)?;
         }
-        if let Some(b) = n.bounds.filter(Rect::is_valid) {
+        if let Some(b) = n.bounds.filter(|b| bounds && b.is_valid()) {
             m.serialize_entry("b", &Bounds(b))?;
         }
         state_keys(&mut m, st, false, n.role.is_editable())?;
@@ -102,18 +127,42 @@ impl Serialize for Compact<'_> {
         if n.out_of_view {
             m.serialize_entry("out", &true)?;
         }
-        if !self.flat && !n.children.is_empty() {
-            m.serialize_entry("c", &Children(&n.children))?;
+        if !el.flat && !n.children.is_empty() {
+            let children = Elements {
+                nodes: &n.children,
+                flat: false,
+                bounds,
+            };
+            m.serialize_entry("c", &children)?;
         }
         m.end()
     }
 }
 
-struct Children<'a>(&'a [Node]);
+/// A read's elements as a JSON array with compact keys: nested (`c`) or flattened in
+/// pre-order, with or without each element's bounds.
+#[derive(Clone, Copy, Debug)]
+pub struct Elements<'a> {
+    pub nodes: &'a [Node],
+    pub flat: bool,
+    pub bounds: bool,
+}
 
-impl Serialize for Children<'_> {
+impl Serialize for Elements<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|node| Compact { node, flat: false }))
+        let bounds = self.bounds;
+        if !self.flat {
+            return s.collect_seq(
+                self.nodes
+                    .iter()
+                    .map(|node| Compact { node, flat: false }.with(bounds)),
+            );
+        }
+        let mut all = Vec::new();
+        for n in self.nodes {
+            n.walk(&mut |x| all.push(x));
+        }
+        s.collect_seq(all.into_iter().map(|node| Compact::flat(node).with(bounds)))
     }
 }
 
@@ -123,7 +172,13 @@ pub struct Tree<'a>(pub &'a [Node]);
 
 impl Serialize for Tree<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Children(self.0).serialize(s)
+        let (nodes, flat, bounds) = (self.0, false, true);
+        Elements {
+            nodes,
+            flat,
+            bounds,
+        }
+        .serialize(s)
     }
 }
 
@@ -133,11 +188,13 @@ pub struct Flat<'a>(pub &'a [Node]);
 
 impl Serialize for Flat<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut all = Vec::new();
-        for n in self.0 {
-            n.walk(&mut |x| all.push(x));
+        let (nodes, flat, bounds) = (self.0, true, true);
+        Elements {
+            nodes,
+            flat,
+            bounds,
         }
-        s.collect_seq(all.into_iter().map(|node| Compact { node, flat: true }))
+        .serialize(s)
     }
 }
 

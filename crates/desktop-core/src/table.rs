@@ -98,9 +98,9 @@ pub fn read_csv(data: &ReadData) -> String {
             &states.join(" "),
         ],
     );
-    fn visit(out: &mut String, nodes: &[Node], parent: u32) {
+    fn visit(out: &mut String, nodes: &[Node], parent: u32, bounds: bool) {
         for n in nodes {
-            let [x, y, w, h] = rect(n.bounds);
+            let [x, y, w, h] = rect(n.bounds.filter(|_| bounds));
             let value = match shown_value(n) {
                 Some(v) => v,
                 None if n.is_secure() => "(hidden)",
@@ -128,10 +128,10 @@ pub fn read_csv(data: &ReadData) -> String {
                     &state_words(n, "|").join(" "),
                 ],
             );
-            visit(out, &n.children, n.id);
+            visit(out, &n.children, n.id, bounds);
         }
     }
-    visit(&mut out, &data.elements, 0);
+    visit(&mut out, &data.elements, 0, data.bounds);
     if data.shown < data.total {
         let note = format!(
             "{} more elements not shown (--max-elements {}); narrow with --roles, --bbox, --text or -i",

@@ -208,10 +208,7 @@ impl serde::Serialize for Waited {
                 elements,
                 elapsed_ms,
             } => {
-                let els: Vec<Compact> = elements
-                    .iter()
-                    .map(|node| Compact { node, flat: true })
-                    .collect();
+                let els: Vec<Compact> = elements.iter().map(Compact::flat).collect();
                 json!({"matched": true, "elapsed_ms": elapsed_ms, "count": els.len(), "elements": els})
             }
             Waited::Gone { elapsed_ms } => json!({"gone": true, "elapsed_ms": elapsed_ms}),

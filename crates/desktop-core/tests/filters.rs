@@ -273,7 +273,7 @@ fn text_keeps_matches_with_ancestors() {
 }
 
 #[test]
-fn interactive_keeps_controls_and_named_containers() {
+fn interactive_keeps_controls_named_containers_and_headings() {
     let everything = names(&run(&visible()));
     for text in ["h Account", "txt Saved for 30 days"] {
         assert!(everything.contains(&text.to_string()), "{everything:?}");
@@ -285,6 +285,7 @@ fn interactive_keeps_controls_and_named_containers() {
     assert_eq!(
         names(&out),
         [
+            "h Account",
             "input Username",
             "pwd Password",
             "btn Sign in",
@@ -351,4 +352,114 @@ fn more_counts_hidden_rows_like_the_showing_ones() {
     ];
     let nodes = filter::structural(tree, &visible());
     assert_eq!((nodes[0].more, nodes[1].more), (2, 0));
+}
+
+/// A browser window: toolbar, tab strip, two empty hidden documents and the page.
+fn browser() -> Vec<Node> {
+    let doc = |name: &str, showing: bool, children: Vec<Node>| {
+        with(el(Role::Web, name, (0, 90, 1200, 690), children), |n| {
+            if !showing {
+                n.states = States::empty();
+            }
+        })
+    };
+    vec![
+        el(
+            Role::Toolbar,
+            "",
+            (0, 40, 1200, 46),
+            vec![el(Role::Button, "Reload", (78, 46, 34, 34), vec![])],
+        ),
+        el(
+            Role::Group,
+            "",
+            (0, 90, 1200, 690),
+            vec![
+                doc("", false, vec![]),
+                doc(
+                    "Inbox",
+                    true,
+                    vec![
+                        el(Role::Heading, "Inbox", (8, 100, 300, 20), vec![]),
+                        el(Role::Button, "Archive", (8, 130, 60, 20), vec![]),
+                    ],
+                ),
+                doc("", true, vec![]),
+            ],
+        ),
+        el(
+            Role::TabList,
+            "",
+            (0, 0, 1200, 40),
+            vec![el(Role::Tab, "Inbox", (28, 0, 256, 41), vec![])],
+        ),
+    ]
+}
+
+#[test]
+fn a_page_read_is_the_showing_named_document() {
+    let page = filter::page_only(browser()).unwrap();
+    assert_eq!(names(&page), ["web Inbox", "h Inbox", "btn Archive"]);
+    // The focus wins over a name: the document the user is in.
+    let mut tree = browser();
+    tree[1].children[2].states.insert(States::FOCUSED);
+    assert_eq!(names(&filter::page_only(tree).unwrap()), ["web "]);
+    // No document: the window comes back whole.
+    let plain = fixture();
+    let back = filter::page_only(plain.clone()).unwrap_err();
+    assert_eq!(names(&back), names(&plain));
+}
+
+#[test]
+fn a_tab_title_keeps_its_words_not_its_memory_figure() {
+    use desktop_core::steady_name;
+    assert_eq!(steady_name("Inbox - Memory usage - 26.8 MB"), "Inbox");
+    assert_eq!(steady_name("Big - Memory usage - 1,024 KB"), "Big");
+    // Only a size after the marker goes; words a page chose stay.
+    assert_eq!(
+        steady_name("Notes - Memory usage - high"),
+        "Notes - Memory usage - high"
+    );
+    assert_eq!(
+        steady_name("Inbox - Audio playing"),
+        "Inbox - Audio playing"
+    );
+}
+
+#[test]
+fn a_status_line_reads_as_one_element_and_interactive_keeps_it() {
+    let bar = el(
+        Role::Status,
+        "",
+        (0, 780, 1200, 20),
+        vec![
+            el(Role::Text, "Saved", (0, 780, 40, 20), vec![]),
+            el(Role::Text, "3 files", (50, 780, 40, 20), vec![]),
+        ],
+    );
+    let f = Filters {
+        interactive: true,
+        ..visible()
+    };
+    let nodes = filter::structural(vec![bar], &f);
+    assert_eq!(names(&nodes), ["status Saved 3 files"]);
+}
+
+#[test]
+fn without_bounds_a_read_has_no_boxes() {
+    use desktop_core::render::{text_tree_with, Elements};
+    let out = run(&visible());
+    let shaped = |bounds| {
+        serde_json::to_string(&Elements {
+            nodes: &out,
+            flat: false,
+            bounds,
+        })
+        .unwrap()
+    };
+    assert!(shaped(true).contains("\"b\":[100,10,200,20]"));
+    assert_eq!(shaped(true), serde_json::to_string(&Tree(&out)).unwrap());
+    assert!(!shaped(false).contains("\"b\":"), "{}", shaped(false));
+    assert!(shaped(false).contains("\"t\":\"Username\""));
+    assert!(!text_tree_with(&out, false).contains("100,10,200,20"));
 }

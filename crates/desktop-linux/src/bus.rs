@@ -14,6 +14,7 @@ pub const ACTION: &str = "org.a11y.atspi.Action";
 pub const TEXT: &str = "org.a11y.atspi.Text";
 pub const VALUE: &str = "org.a11y.atspi.Value";
 pub const TABLE: &str = "org.a11y.atspi.Table";
+pub const DOCUMENT: &str = "org.a11y.atspi.Document";
 pub const CACHE: &str = "org.a11y.atspi.Cache";
 pub const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 pub const REGISTRY: &str = "org.a11y.atspi.Registry";

@@ -99,7 +99,7 @@ pub fn name(raw: &str) -> String {
     if is_class_name(t) {
         return String::new();
     }
-    desktop_core::without_mnemonic(t)
+    desktop_core::without_mnemonic(desktop_core::steady_name(t))
 }
 
 /// `Gtk` and a capitalised word: a GTK class name, not a label.
@@ -183,6 +183,7 @@ pub fn caps<S: AsRef<str>>(ifaces: &[S]) -> Caps {
             Some("Table") => Caps::TABLE,
             Some("Hyperlink") => Caps::HYPERLINK,
             Some("Image") => Caps::IMAGE,
+            Some("Document") => Caps::DOCUMENT,
             _ => continue,
         };
         out.insert(cap);

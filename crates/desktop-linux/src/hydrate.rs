@@ -2,7 +2,7 @@
 //! survived the structural filters only, every call in flight at once.
 
 use crate::bus::Addr;
-use crate::bus::{Bus, CallError, ACCESSIBLE, ACTION, COMPONENT, VALUE};
+use crate::bus::{Bus, CallError, ACCESSIBLE, ACTION, COMPONENT, DOCUMENT, VALUE};
 use crate::convert::format_number;
 use desktop_core::{filter, Caps, Node, Rect, Role, States};
 use futures_util::future::join_all;
@@ -104,6 +104,9 @@ pub fn has_value(n: &Node) -> bool {
     if n.is_secure() {
         return false;
     }
+    if is_page(n) {
+        return true;
+    }
     (n.caps.contains(Caps::VALUE) && counts(&n.role))
         || n.role == desktop_core::Role::Combo
         || (n.caps.contains(Caps::TEXT)
@@ -128,6 +131,9 @@ async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
     let value = async {
         if !want.values || !has_value(n) {
             return Ok(None);
+        }
+        if is_page(n) {
+            return page_address(bus, o, p).await;
         }
         if crate::act::is_choice(n) {
             return crate::act::shown_option(bus, o, p, Some(&n.name)).await;
@@ -169,6 +175,39 @@ async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
         value: value.unwrap_or(None),
         actions: actions.unwrap_or_default(),
     })
+}
+
+/// A web page (a document of a browser or a web view): its value is its address. An
+/// editable document (design mode) keeps its text as its value.
+fn is_page(n: &Node) -> bool {
+    n.role == Role::Web && n.caps.contains(Caps::DOCUMENT) && !n.states.contains(States::EDITABLE)
+}
+
+/// Longest address shown; past it, the rest (query strings, mostly) is cut with a marker.
+const MAX_ADDRESS_CHARS: usize = 200;
+
+/// A page's address: `DocURL` (Firefox, WebKit) or the `URI` attribute (Chromium).
+async fn page_address(bus: &Bus, o: &str, p: &str) -> Result<Option<String>, CallError> {
+    let url = match bus
+        .call::<_, String>(o, p, DOCUMENT, "GetAttributeValue", &("DocURL",))
+        .await
+    {
+        Ok(u) if !u.is_empty() => u,
+        Err(CallError::Timeout) => return Err(CallError::Timeout),
+        _ => {
+            let mut attrs: HashMap<String, String> =
+                bus.call(o, p, DOCUMENT, "GetAttributes", &()).await?;
+            attrs.remove("URI").unwrap_or_default()
+        }
+    };
+    let url = url.trim();
+    if url.is_empty() || url == "about:blank" {
+        return Ok(None);
+    }
+    Ok(Some(match url.char_indices().nth(MAX_ADDRESS_CHARS) {
+        Some((at, _)) => format!("{}…", &url[..at]),
+        None => url.to_string(),
+    }))
 }
 
 /// The names of an element's actions. `GetActions` gives localized names, which Chromium

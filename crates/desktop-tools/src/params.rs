@@ -5,23 +5,23 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-/// Which window (all given must match; none = the focused window).
+/// Which window (all given must match; none = the focused window). Its fields carry no
+/// description: they are in nearly every tool, and the server's instructions and `read`'s
+/// description say once what they mean.
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 pub struct Target {
-    /// App name (or part of it).
+    // App name, or part of it.
     pub app: Option<String>,
-    /// Part of the window title.
+    // Part of the window's title.
     pub window: Option<String>,
-    /// From list_windows.
+    // An id from list_windows.
     pub window_id: Option<u64>,
     pub pid: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct ListWindows {
-    /// Only windows of this application.
     pub app: Option<String>,
-    /// Only windows of this process.
     pub pid: Option<u32>,
 }
 
@@ -32,24 +32,29 @@ pub struct Empty {}
 pub struct Read {
     #[serde(flatten)]
     pub target: Target,
-    /// Only elements an agent can act on and the named containers holding them (default true).
+    /// Only what can be acted on, headings and status lines (default true).
     #[serde(default = "yes")]
     pub interactive: bool,
-    /// Only these roles, comma-separated: btn,lnk,input,chk,radio,combo,menuitem,tab,txt,...
+    /// Comma-separated: btn,lnk,input,chk,radio,combo,menuitem,tab,txt,...
     pub roles: Option<String>,
-    /// Only elements whose name, value or description contains this (case-insensitive).
+    /// Only elements whose name, value or description contains this.
     pub text: Option<String>,
-    /// Levels below the window to read.
     pub depth: Option<u32>,
-    /// Only elements intersecting this screen rectangle "x,y,w,h".
+    /// Screen rectangle "x,y,w,h".
     pub bbox: Option<String>,
-    /// At most this many elements (default 200); the result says how many were left out.
+    /// Default 200.
     pub max_elements: Option<usize>,
-    /// Rough cap on the size of the text tree, in tokens (default 8000).
+    /// Default 8000.
     pub max_tokens: Option<usize>,
-    /// Include each element's accessibility action names.
+    /// Each element's action names.
     #[serde(default)]
     pub actions: bool,
+    /// A browser as its page only (default true); false adds its toolbar and tabs.
+    #[serde(default = "yes")]
+    pub page: bool,
+    /// Screen boxes [x,y,w,h] (default false).
+    #[serde(default)]
+    pub bounds: bool,
 }
 
 fn yes() -> bool {
@@ -60,22 +65,21 @@ fn yes() -> bool {
 pub struct Find {
     #[serde(flatten)]
     pub target: Target,
-    /// Text the element's name, value or description contains.
+    /// In the name, value or description.
     pub text: String,
-    /// Only elements of this role.
     pub role: Option<String>,
 }
 
 /// An element: an id from the last read/find of its window, or its visible text.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct Element {
-    /// Element id from the latest read, find, wait or observe of the window.
+    /// From the latest read, find, wait or observe.
     pub id: Option<u32>,
-    /// The element whose name contains this text (when no id is given).
+    /// Instead of id: the element whose name contains this.
     pub text: Option<String>,
-    /// With text: only elements of this role.
+    /// With text: this role only.
     pub role: Option<String>,
-    /// With text: the whole name must equal it.
+    /// With text: the whole name equals it.
     #[serde(default)]
     pub exact: bool,
 }
@@ -86,17 +90,14 @@ pub struct Click {
     pub target: Target,
     #[serde(flatten)]
     pub element: Element,
-    /// Screen x instead of an element (with y).
+    /// Screen point instead of an element.
     pub x: Option<i32>,
-    /// Screen y instead of an element (with x).
     pub y: Option<i32>,
-    /// left (default), right or middle.
+    /// left (default), right, middle.
     pub button: Option<String>,
-    /// Double-click.
     #[serde(default)]
     pub double: bool,
-    /// Keys held during the click: "ctrl" (add to a selection), "shift" (a range), "alt",
-    /// "super". Always released afterwards.
+    /// Held during the click: ctrl, shift, alt, super.
     #[serde(default)]
     pub modifiers: Vec<String>,
 }
@@ -105,14 +106,12 @@ pub struct Click {
 pub struct Type {
     #[serde(flatten)]
     pub target: Target,
-    /// The text to type; any script or emoji.
     pub text: String,
-    /// Type into this element (id from the last read): it is focused first and the text
-    /// goes after its existing text. Without it, keys go where the focus is.
+    /// Focused first; the text goes after its text. Without: where the focus is.
     pub id: Option<u32>,
-    /// With id: replace the element's whole text instead of adding to it.
+    /// With id: replace its whole text.
     pub replace: Option<bool>,
-    /// Milliseconds between keystrokes (default 0).
+    /// Between keystrokes (default 0).
     pub delay_ms: Option<u64>,
 }
 
@@ -120,12 +119,11 @@ pub struct Type {
 pub struct Press {
     #[serde(flatten)]
     pub target: Target,
-    /// Key combos tapped in turn: ["tab", "tab", "enter"], or one string "ctrl+s",
-    /// "down down enter", "shift+tab", "alt+f4", "super", "f5".
+    /// Combos in turn: "ctrl+s", "down down enter", or ["tab", "enter"].
     pub keys: Keys,
-    /// Tap the whole sequence this many times (default 1, at most 200).
+    /// Times to press the whole sequence (default 1, at most 200).
     pub repeat: Option<u32>,
-    /// Focus this element (id from the last read) first and press the keys into it.
+    /// Focus this element first.
     pub id: Option<u32>,
 }
 
@@ -150,7 +148,7 @@ impl Keys {
 pub struct Focus {
     #[serde(flatten)]
     pub target: Target,
-    /// Focus this element instead of the window.
+    /// This element instead of the window.
     pub id: Option<u32>,
 }
 
@@ -158,16 +156,16 @@ pub struct Focus {
 pub struct Scroll {
     #[serde(flatten)]
     pub target: Target,
-    /// up, down (default), left or right.
+    /// up, down (default), left, right.
     pub direction: Option<String>,
     /// Wheel notches (default 3).
     pub amount: Option<u32>,
-    /// Scroll at this screen point (with y).
+    /// At this screen point.
     pub x: Option<i32>,
     pub y: Option<i32>,
-    /// Scroll inside this element.
+    /// Inside this element.
     pub id: Option<u32>,
-    /// With id: have the app bring the element into view instead.
+    /// With id: the app brings it into view instead.
     #[serde(default)]
     pub into_view: bool,
 }
@@ -180,9 +178,7 @@ pub struct Drag {
     pub from_y: Option<i32>,
     pub to_x: Option<i32>,
     pub to_y: Option<i32>,
-    /// Start at this element's center.
     pub from_id: Option<u32>,
-    /// End at this element's center.
     pub to_id: Option<u32>,
 }
 
@@ -192,7 +188,7 @@ pub struct SetValue {
     pub target: Target,
     #[serde(flatten)]
     pub element: Element,
-    /// New text, or a number for sliders and spin buttons.
+    /// Text, or a number for a slider or spin button.
     pub value: String,
 }
 
@@ -210,15 +206,14 @@ pub struct Action {
     pub target: Target,
     #[serde(flatten)]
     pub element: Element,
-    /// One of the element's action names (read with actions=true lists them).
     pub name: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct Launch {
-    /// The program and its arguments, e.g. ["gtk3-widget-factory"].
+    /// Program and arguments: ["gedit", "notes.txt"].
     pub command: Vec<String>,
-    /// Seconds to wait for its window (default 20, at most 50).
+    /// Default 20, at most 50.
     pub wait_s: Option<u64>,
 }
 
@@ -226,39 +221,38 @@ pub struct Launch {
 pub struct Screenshot {
     #[serde(flatten)]
     pub target: Target,
-    /// Capture one element.
+    /// One element.
     pub id: Option<u32>,
-    /// Capture a screen rectangle "x,y,w,h".
+    /// Screen rectangle "x,y,w,h".
     pub region: Option<String>,
     /// png (default) or jpeg.
     pub format: Option<String>,
-    /// JPEG quality 1-100 (default 80).
+    /// 1-100 (default 80).
     pub quality: Option<u8>,
-    /// Scale 0.1-1.0 (default 1.0, then limited by max_edge).
+    /// 0.1-1.0 (default 1).
     pub scale: Option<f64>,
-    /// Longest image side in pixels (default 1568, what vision models take without resizing).
+    /// Default 1568.
     pub max_edge: Option<u32>,
-    /// Draw each interactive element's box and id (set-of-marks); the ids work with click.
+    /// Each element's box and id.
     #[serde(default)]
     pub annotate: bool,
-    /// Draw a labelled coordinate grid in screen pixels.
+    /// Coordinate grid in screen px.
     #[serde(default)]
     pub grid: bool,
-    /// Draw a crosshair on the pointer, labelled with its screen point.
+    /// Crosshair on the pointer.
     #[serde(default)]
     pub cursor: bool,
-    /// Add a magnified inset around the pointer, grid every 10 screen px.
+    /// Magnified inset around the pointer.
     #[serde(default)]
     pub inset: bool,
-    /// Inset side in px, 64-800 (default 200).
+    /// 64-800 px (default 200).
     pub inset_size: Option<u32>,
-    /// Inset zoom 2-16 (default 4).
+    /// 2-16 (default 4).
     pub inset_zoom: Option<u32>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ClipboardSet {
-    /// The text to put on the clipboard.
     pub text: String,
 }
 
@@ -266,16 +260,14 @@ pub struct ClipboardSet {
 pub struct Wait {
     #[serde(flatten)]
     pub target: Target,
-    /// Wait for an element whose name, value or description contains this.
+    /// In the name, value or description.
     pub for_text: Option<String>,
-    /// Wait for an element of this role (with for_text: both).
     pub for_role: Option<String>,
-    /// Wait for the element with this id (with gone: until it disappears).
     pub for_id: Option<u32>,
-    /// Wait until nothing matches instead.
+    /// Until nothing matches.
     #[serde(default)]
     pub gone: bool,
-    /// Give up after this many milliseconds (default 10000, at most 50000).
+    /// Default 10000, at most 50000.
     pub timeout_ms: Option<u64>,
 }
 
@@ -283,14 +275,12 @@ pub struct Wait {
 pub struct Observe {
     #[serde(flatten)]
     pub target: Target,
-    /// Seconds to watch (default 5, at most 50).
+    /// Default 5, at most 50.
     pub duration_s: Option<u64>,
-    /// Only these roles, comma-separated.
+    /// Comma-separated.
     pub roles: Option<String>,
-    /// Leave out position changes.
     #[serde(default)]
     pub ignore_bounds: bool,
-    /// Leave out focus changes.
     #[serde(default)]
     pub ignore_focus: bool,
 }

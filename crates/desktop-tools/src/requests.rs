@@ -198,6 +198,7 @@ impl p::Read {
             max_elements: Some(self.max_elements.unwrap_or(200).max(1)),
             full: false,
             actions: self.actions,
+            page: self.page,
         };
         f.validate()?;
         Ok(f)

@@ -7,9 +7,10 @@ use schemars::JsonSchema;
 use serde_json::{Map, Value};
 
 /// The object schema of `T` as an MCP host shows it to a model, lean: no `$schema`,
-/// `title` or top-level description (the tool's own says it), no number `format`s, optional
-/// properties typed plainly (absence says they are optional; null is taken too), and no
-/// defaults that say nothing (false, empty).
+/// `title` or top-level description (the tool's own says it), no number `format`s or
+/// `minimum: 0` of unsigned numbers (the server refuses a negative one with INVALID_ARGS
+/// all the same), optional properties typed plainly (absence says they are optional; null
+/// is taken too), and no defaults that say nothing (false, empty).
 pub fn plain<T: JsonSchema>() -> Map<String, Value> {
     let mut v = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(Value::Null);
     lean(&mut v);
@@ -49,6 +50,9 @@ fn lean(v: &mut Value) {
     let Value::Object(obj) = v else { return };
     if obj.get("type").and_then(Value::as_str) != Some("string") {
         obj.remove("format");
+    }
+    if obj.get("minimum").and_then(Value::as_u64) == Some(0) {
+        obj.remove("minimum");
     }
     if matches!(obj.get("default"), Some(Value::Bool(false) | Value::Null))
         || obj

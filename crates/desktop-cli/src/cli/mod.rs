@@ -260,6 +260,14 @@ pub struct ReadArgs {
     /// Show at most N elements; the output says how many were left out.
     #[arg(long, value_name = "N")]
     pub max_elements: Option<usize>,
+    /// A browser window as its page only: the document and what is in it (its address is
+    /// its value), without the browser's toolbar and tabs. Other windows are read whole.
+    #[arg(long)]
+    pub page: bool,
+    /// Leave out each element's screen box (`b`): about half the tokens of a read, and ids
+    /// are enough to act on elements.
+    #[arg(long)]
+    pub no_bounds: bool,
 }
 
 impl Command {
@@ -667,6 +675,10 @@ pub struct McpArgs {
     /// get): eyes without hands.
     #[arg(long)]
     pub read_only: bool,
+    /// Advertise each tool's output schema (for hosts that validate results with them;
+    /// they add about 45% to the tool list every session pays for).
+    #[arg(long)]
+    pub output_schemas: bool,
 }
 
 /// When the agent asks before acting.
@@ -734,6 +746,10 @@ pub struct LookArgs {
     /// Cap on the element tree sent each time, in tokens (default 6000).
     #[arg(long, default_value_t = 6000)]
     pub tree_tokens: usize,
+    /// Show a browser's own toolbar and tabs in the tree too; by default a browser window is
+    /// shown as its page (its address is the web element's value).
+    #[arg(long)]
+    pub browser_controls: bool,
 }
 
 /// `ask`: one question to a model about a window; it never acts.

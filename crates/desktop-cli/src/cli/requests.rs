@@ -249,6 +249,7 @@ impl ReadArgs {
             max_elements: self.max_elements,
             full: self.full,
             actions: self.actions,
+            page: self.page,
         };
         f.validate()?;
         Ok(f)

@@ -15,6 +15,7 @@ pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
         let d = connect(g).await?;
         let mut data = d.read(&args.target.target(), &filters).await?;
         data.flat = args.compact;
+        data.bounds = !args.no_bounds;
         remember(&d, &data);
         Ok::<_, Error>(data)
     }
@@ -56,5 +57,5 @@ pub(crate) fn remember<D: desktop_core::Desktop>(d: &D, data: &desktop_core::Rea
 }
 
 pub(crate) fn text(data: &desktop_core::ReadData) -> String {
-    render::read_text(data, true)
+    render::read_text(data, data.bounds)
 }

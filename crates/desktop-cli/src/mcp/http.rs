@@ -309,6 +309,7 @@ mod tests {
             tools: Vec::new(),
             exclude_tools: Vec::new(),
             read_only: false,
+            output_schemas: false,
         }
     }
 

@@ -28,6 +28,7 @@ pub struct Options {
     pub tools: Vec<String>,
     pub exclude_tools: Vec<String>,
     pub read_only: bool,
+    pub output_schemas: bool,
 }
 
 /// `desktop-cli mcp`: serves until the client leaves. Over stdio, stdout belongs to the
@@ -49,6 +50,7 @@ pub async fn command(
         tools: a.tools,
         exclude_tools: a.exclude_tools,
         read_only: a.read_only,
+        output_schemas: a.output_schemas,
     };
     match run(o).await {
         Ok(()) => 0,
@@ -61,7 +63,7 @@ pub async fn command(
 }
 
 pub async fn run(o: Options) -> Result<()> {
-    let tools = tools::select(&o.tools, &o.exclude_tools, o.read_only)?;
+    let tools = tools::select(&o.tools, &o.exclude_tools, o.read_only, o.output_schemas)?;
     let server = Server::new(o.call_timeout, tools);
     match &o.http {
         None => {

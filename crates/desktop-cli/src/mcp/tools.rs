@@ -47,45 +47,71 @@ fn output_schema(name: &str) -> Option<Arc<Map<String, Value>>> {
 
 fn tool<T: JsonSchema>(
     name: &'static str,
-    title: &str,
     description: &'static str,
     kind: Kind,
-    out: Option<&str>,
-) -> Tool {
-    let annotations = match kind {
-        Kind::Read => ToolAnnotations::new()
-            .read_only(true)
-            .destructive(false)
-            .idempotent(true)
-            .open_world(false),
-        Kind::Harmless { idempotent } => ToolAnnotations::new()
-            .read_only(false)
-            .destructive(false)
-            .idempotent(idempotent)
-            .open_world(false),
+    out: Option<&'static str>,
+) -> Entry {
+    // Only the hints that differ from the protocol's defaults (not read-only, destructive,
+    // not idempotent, open world): the rest is said by leaving them out.
+    let mut a = ToolAnnotations::new();
+    match kind {
+        Kind::Read => a = a.read_only(true).open_world(false),
+        Kind::Harmless { idempotent } => {
+            a = a.destructive(false).open_world(false);
+            if idempotent {
+                a = a.idempotent(true);
+            }
+        }
         Kind::Acts {
             idempotent,
             open_world,
-        } => ToolAnnotations::new()
-            .read_only(false)
-            .destructive(true)
-            .idempotent(idempotent)
-            .open_world(open_world),
-    };
-    let mut t = Tool::new_with_raw(name, Some(description.into()), input_schema::<T>())
-        .with_title(title)
-        .with_annotations(annotations);
-    if let Some(schema) = out.and_then(output_schema) {
-        t = t.with_raw_output_schema(schema);
+        } => {
+            if idempotent {
+                a = a.idempotent(true);
+            }
+            if !open_world {
+                a = a.open_world(false);
+            }
+        }
     }
-    t
+    let mut tool = Tool::new_with_raw(name, Some(description.into()), input_schema::<T>());
+    let says_something = a.read_only_hint.is_some()
+        || a.destructive_hint.is_some()
+        || a.idempotent_hint.is_some()
+        || a.open_world_hint.is_some();
+    if says_something {
+        tool = tool.with_annotations(a);
+    }
+    Entry { tool, out }
+}
+
+/// A tool and the name of its output schema in `desktop-cli schema`.
+#[derive(Clone)]
+pub struct Entry {
+    tool: Tool,
+    out: Option<&'static str>,
 }
 
 /// The tools to serve: those named (all when none), less those excluded, and with
 /// `read_only` only those annotated read-only, so a user can give an assistant eyes without
-/// hands. Calls to a tool not served are refused like unknown ones.
-pub fn select(include: &[String], exclude: &[String], read_only: bool) -> Result<Vec<Tool>> {
-    let all = catalogue();
+/// hands. Calls to a tool not served are refused like unknown ones. `output_schemas` adds
+/// each tool's output schema (terse): hosts may validate results with them, but they cost
+/// about a third of the tool list in every session and models seldom see them.
+pub fn select(
+    include: &[String],
+    exclude: &[String],
+    read_only: bool,
+    output_schemas: bool,
+) -> Result<Vec<Tool>> {
+    let all: Vec<Tool> = catalogue()
+        .into_iter()
+        .map(|Entry { mut tool, out }| {
+            if let Some(schema) = out.filter(|_| output_schemas).and_then(output_schema) {
+                tool = tool.with_raw_output_schema(schema);
+            }
+            tool
+        })
+        .collect();
     let known: Vec<&str> = all.iter().map(|t| t.name.as_ref()).collect();
     for name in include.iter().chain(exclude) {
         if !known.contains(&name.as_str()) {
@@ -109,31 +135,32 @@ pub fn select(include: &[String], exclude: &[String], read_only: bool) -> Result
     Ok(served)
 }
 
-/// Every tool the server offers.
-pub fn catalogue() -> Vec<Tool> {
+/// Every tool the server offers. Descriptions say what a model needs to choose a tool and
+/// no more: each is paid in every session's tool list.
+pub fn catalogue() -> Vec<Entry> {
     let act = Kind::Acts {
         idempotent: false,
         open_world: true,
     };
     vec![
-        tool::<p::ListWindows>("list_windows", "List windows", "Top-level windows on the desktop: app, pid, title, window id, bounds, which is focused. Start here to find a target.", Kind::Read, Some("list")),
-        tool::<p::Empty>("list_apps", "List apps", "Applications with an accessibility connection, with their window counts.", Kind::Read, Some("list")),
-        tool::<p::Read>("read", "Read a window", "A window's UI as a compact tree of elements with short ids (the focused window unless app/window/pid is given). By default only what can be acted on, capped at 200 elements. Keys: i id, r role, t name, v value, b [x,y,w,h], f focused, e:false disabled, k checked, x expanded, c children. Act on elements with their ids.", Kind::Read, Some("read")),
-        tool::<p::Find>("find", "Find elements", "Elements of a window whose name, value or description contains a text (optionally of one role), with ids for the action tools.", Kind::Read, None),
-        tool::<p::Click>("click", "Click", "Click an element by id (from read/find) or by its text, or a screen point. A plain left click uses the element's own accessibility action; other clicks are real pointer input at its center. Refuses disabled, hidden or covered elements instead of clicking whatever is there. Answers once the app has taken the click, with `effect` (confirmed or unverifiable): a read right after shows its result.", act, Some("action")),
-        tool::<p::Type>("type", "Type text", "Type text into element `id` (focused first; the text goes after its existing text, or replaces it with replace=true), or where the keyboard focus is. Any Unicode text works. Answers once the field shows the text (effect confirmed); refuses elements that take no text, and types nothing when the element would not take the focus.", act, Some("action")),
-        tool::<p::Press>("press", "Press keys", "Press a key combo: \"ctrl+s\", \"enter\", \"shift+tab\", \"alt+f4\", \"super\".", act, Some("action")),
-        tool::<p::Focus>("focus", "Focus", "Bring a window to the front and give it the keyboard, or focus one element (id).", Kind::Harmless { idempotent: true }, Some("action")),
-        tool::<p::Scroll>("scroll", "Scroll", "Turn the mouse wheel at a point, inside an element or over a window; or with into_view, let the app scroll element `id` into view.", Kind::Harmless { idempotent: false }, Some("action")),
-        tool::<p::Drag>("drag", "Drag", "Drag with the left button from a point or element to another.", act, Some("action")),
-        tool::<p::SetValue>("set_value", "Set a value", "Set a text field's text, or a slider's or spin button's number.", Kind::Acts { idempotent: true, open_world: true }, Some("action")),
-        tool::<p::Toggle>("toggle", "Toggle", "Check or uncheck a check box, switch or toggle button.", Kind::Acts { idempotent: false, open_world: false }, Some("action")),
-        tool::<p::Action>("action", "Run an element action", "Run one of an element's own accessibility actions by name (read with actions=true lists them).", act, Some("action")),
-        tool::<p::Launch>("launch", "Launch a program", "Start a program and wait until its window can be read; returns its app name, pid and window.", Kind::Acts { idempotent: false, open_world: true }, Some("action")),
-        tool::<p::Screenshot>("screenshot", "Screenshot", "An image of the screen, a window, an element or a region, sized for vision models (long edge 1568 px by default). With annotate, each interactive element carries its id (usable with click). The result says the scale and origin: screen x = origin x + image x / scale.", Kind::Read, None),
-        tool::<p::Empty>("clipboard_get", "Read the clipboard", "The clipboard's text.", Kind::Read, None),
-        tool::<p::ClipboardSet>("clipboard_set", "Set the clipboard", "Put text on the clipboard (replacing what was there).", Kind::Acts { idempotent: true, open_world: false }, None),
-        tool::<p::Wait>("wait", "Wait for an element", "Wait until an element with a text or role appears (or with gone, disappears), up to timeout_ms. Returns the matching elements with ids.", Kind::Read, None),
-        tool::<p::Observe>("observe", "Observe changes", "Watch a window for duration_s seconds and return what changed: added, removed and changed elements (followed by identity, with ids).", Kind::Read, None),
+        tool::<p::ListWindows>("list_windows", "Top-level windows: app, pid, title, id, bounds, focused. Start here.", Kind::Read, Some("list")),
+        tool::<p::Empty>("list_apps", "Apps with an accessibility connection and their window counts.", Kind::Read, Some("list")),
+        tool::<p::Read>("read", "A window's elements with ids to act on; app, window (part of its title), window_id or pid pick the window (else the focused one). Default: what can be acted on, headings and status lines, at most 200; a browser as its page, whose address is the web element's value. JSON keys: i id, r role, t name, v value, b box, f focused, e:false disabled, k checked, x expanded, c children.", Kind::Read, Some("read")),
+        tool::<p::Find>("find", "Elements whose name, value or description contains a text, with ids.", Kind::Read, None),
+        tool::<p::Click>("click", "Click an element (id or text) or a screen point. Refuses disabled, hidden or covered elements; answers once the app took the click (effect confirmed or unverifiable).", act, Some("action")),
+        tool::<p::Type>("type", "Type text into element id, or where the focus is. Answers once the field shows it.", act, Some("action")),
+        tool::<p::Press>("press", "Press keys.", act, Some("action")),
+        tool::<p::Focus>("focus", "Bring a window to the front, or focus an element.", Kind::Harmless { idempotent: true }, Some("action")),
+        tool::<p::Scroll>("scroll", "Scroll at a point, in an element or over a window.", Kind::Harmless { idempotent: false }, Some("action")),
+        tool::<p::Drag>("drag", "Drag from a point or element to another.", act, Some("action")),
+        tool::<p::SetValue>("set_value", "Set a field's text, or a slider's or spin button's number.", Kind::Acts { idempotent: true, open_world: true }, Some("action")),
+        tool::<p::Toggle>("toggle", "Check or uncheck a check box, switch or toggle button.", Kind::Acts { idempotent: false, open_world: false }, Some("action")),
+        tool::<p::Action>("action", "Run an element's accessibility action by name (read with actions=true lists them).", act, Some("action")),
+        tool::<p::Launch>("launch", "Start a program; answers once its window can be read.", Kind::Acts { idempotent: false, open_world: true }, Some("action")),
+        tool::<p::Screenshot>("screenshot", "Image of the screen, a window, an element or a region. The result says scale and origin: screen x = origin x + image x / scale.", Kind::Read, None),
+        tool::<p::Empty>("clipboard_get", "The clipboard's text.", Kind::Read, None),
+        tool::<p::ClipboardSet>("clipboard_set", "Put text on the clipboard.", Kind::Acts { idempotent: true, open_world: false }, None),
+        tool::<p::Wait>("wait", "Wait until an element appears (or with gone, disappears); returns matches with ids.", Kind::Read, None),
+        tool::<p::Observe>("observe", "Watch a window for duration_s and return added, removed and changed elements.", Kind::Read, None),
     ]
 }
