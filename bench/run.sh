@@ -7,6 +7,9 @@
 #                                              results in bench/out/widgets.json)
 #        bench/run.sh --toolkits [--runs N]    LibreOffice Calc and GTK 4 read against pyatspi
 #                                              (bench/toolkits.py; bench/out/toolkits.json)
+#        bench/run.sh --snapshots              our compact page read against Playwright MCP's
+#                                              browser_snapshot, o200k tokens and addressability
+#                                              (bench/snapshots.py; bench/out/snapshots.json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -19,6 +22,9 @@ if [[ "${1:-}" == --widgets ]]; then
     shift
 elif [[ "${1:-}" == --toolkits ]]; then
     body=bench/toolkits.py
+    shift
+elif [[ "${1:-}" == --snapshots ]]; then
+    body=bench/snapshots.py
     shift
 fi
 exec ./target/release/desktop-cli sandbox run --fresh -- /usr/bin/python3 "$body" "$@"
