@@ -42,7 +42,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import APPS, ROOT, cli, stop, tokens, wait_ready  # noqa: E402
+from bench import APPS, BIN, ROOT, cli, stop, tokens, wait_ready  # noqa: E402
 
 OUT = os.path.join(ROOT, "bench/out/snapshots")
 VENV_PY = os.path.join(ROOT, ".tools/venv/bin/python")
@@ -166,6 +166,31 @@ def run_playwright(urls):
     return json.loads(r.stdout)
 
 
+def our_tools():
+    """o200k tokens of our MCP server's tools/list (compact JSON of the tools, as Playwright's is
+    counted), as served by default and with --output-schemas."""
+    out = {}
+    for key, extra in (("default", []), ("output_schemas", ["--output-schemas"])):
+        p = subprocess.Popen([BIN, "mcp", *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+        def ask(msg, answer):
+            p.stdin.write(json.dumps(msg) + "\n")
+            p.stdin.flush()
+            return json.loads(p.stdout.readline()) if answer else None
+
+        ask({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}, True)
+        ask({"jsonrpc": "2.0", "method": "notifications/initialized"}, False)
+        reply = ask({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, True)
+        p.stdin.close()
+        p.wait()
+        path = os.path.join(OUT, f"ours-tools-{key}.json")
+        with open(path, "w") as f:
+            json.dump(reply["result"]["tools"], f, separators=(",", ":"), ensure_ascii=False)
+        out[key] = {"tools": len(reply["result"]["tools"]), "tokens": tokens([path])[path]}
+    return out
+
+
 def chromium_cmd(profile, url):
     cmd = []
     for arg in APPS["chromium"]["cmd"]:
@@ -240,7 +265,7 @@ def main():
     kits = read_toolkits()
     counts = tokens([f for p in pages.values() for f in p["files"].values()]
                     + [f for k in kits.values() for f in k["files"].values()])
-    results = {"pages": {}, "toolkits": {}, "playwright_tools_tokens": pw["tools"]["tokens"]}
+    results = {"pages": {}, "toolkits": {}, "playwright_tools_tokens": pw["tools"]["tokens"], "our_tools": our_tools()}
     for name, p in pages.items():
         pwp = pw[p["url"]]
         t = {form: counts[f] for form, f in p["files"].items()}
@@ -283,7 +308,9 @@ def report(results):
     print("|---|---|---|---|---|")
     for key, r in results["toolkits"].items():
         print(f"| {key} ({r['app']}) | {r['lines']} | {r['tokens']['bounds']} | {r['tokens']['no_bounds']} | {r['ratio']:.2f} |")
-    print(f"\nPlaywright MCP tools/list: {results['playwright_tools_tokens']} o200k tokens")
+    ot = results["our_tools"]
+    print(f"\nMCP tools/list, o200k tokens: Playwright {results['playwright_tools_tokens']}; ours {ot['default']['tokens']} "
+          f"({ot['default']['tools']} tools), {ot['output_schemas']['tokens']} with --output-schemas")
     for name, r in results["pages"].items():
         ad = r["addressable"]
         if ad["misses"]:

@@ -19,6 +19,7 @@ pub mod keys;
 pub mod model;
 pub mod node;
 pub mod overlay;
+pub mod page;
 mod paint;
 pub mod pipeline;
 pub mod private;

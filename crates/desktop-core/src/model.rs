@@ -111,7 +111,7 @@ pub struct ReadData {
     pub flat: bool,
     /// Each element's bounds are shown (`b`); without, ids alone address elements.
     pub bounds: bool,
-    /// Only the page of a browser window was read (`filter::page_only`).
+    /// Only the page of a browser window was read (`page::only`).
     pub page: bool,
     /// Why the reader stopped before reading the whole window, if it did.
     pub incomplete: Option<String>,

@@ -39,7 +39,7 @@ where
         mut timing,
     } = walked;
     let (children, page) = if filters.page {
-        match filter::page_only(children) {
+        match crate::page::only(children) {
             Ok(page) => (page, true),
             Err(all) => (all, false),
         }

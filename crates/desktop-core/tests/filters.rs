@@ -398,15 +398,15 @@ fn browser() -> Vec<Node> {
 
 #[test]
 fn a_page_read_is_the_showing_named_document() {
-    let page = filter::page_only(browser()).unwrap();
+    let page = desktop_core::page::only(browser()).unwrap();
     assert_eq!(names(&page), ["web Inbox", "h Inbox", "btn Archive"]);
     // The focus wins over a name: the document the user is in.
     let mut tree = browser();
     tree[1].children[2].states.insert(States::FOCUSED);
-    assert_eq!(names(&filter::page_only(tree).unwrap()), ["web "]);
+    assert_eq!(names(&desktop_core::page::only(tree).unwrap()), ["web "]);
     // No document: the window comes back whole.
     let plain = fixture();
-    let back = filter::page_only(plain.clone()).unwrap_err();
+    let back = desktop_core::page::only(plain.clone()).unwrap_err();
     assert_eq!(names(&back), names(&plain));
 }
 
