@@ -1,0 +1,327 @@
+//! One element's AX attributes, as one batched read (`AXUIElementCopyMultipleAttributeValues`)
+//! returns them, decoded into plain values, and turned into the core's [`Node`]. Pure: the
+//! same code builds trees from recorded attribute dumps in the tests, keyed by Apple's
+//! attribute names.
+
+use crate::geometry;
+use crate::roles::{self, role};
+use desktop_core::{Caps, Handle, Node, Role, States};
+use serde::Deserialize;
+
+/// The attributes read for every element, in the order of one batched read.
+pub const BATCH: [&str; 15] = [
+    "AXRole",
+    "AXSubrole",
+    "AXTitle",
+    "AXDescription",
+    "AXHelp",
+    "AXValue",
+    "AXPlaceholderValue",
+    "AXEnabled",
+    "AXFocused",
+    "AXSelected",
+    "AXExpanded",
+    "AXPosition",
+    "AXSize",
+    "AXURL",
+    "AXChildren",
+];
+
+/// An `AXValue`: text, a number, or (rarely) a boolean.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    Bool(bool),
+    Number(f64),
+    Text(String),
+}
+
+/// The decoded attributes of one element; `children` holds the elements of `AXChildren`
+/// once they are read (a recorded dump has them inline).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct Attrs {
+    #[serde(rename = "AXRole", default)]
+    pub role: String,
+    #[serde(rename = "AXSubrole")]
+    pub subrole: Option<String>,
+    #[serde(rename = "AXTitle")]
+    pub title: Option<String>,
+    #[serde(rename = "AXDescription")]
+    pub description: Option<String>,
+    #[serde(rename = "AXHelp")]
+    pub help: Option<String>,
+    #[serde(rename = "AXValue")]
+    pub value: Option<Value>,
+    #[serde(rename = "AXPlaceholderValue")]
+    pub placeholder: Option<String>,
+    #[serde(rename = "AXEnabled")]
+    pub enabled: Option<bool>,
+    #[serde(rename = "AXFocused")]
+    pub focused: Option<bool>,
+    #[serde(rename = "AXSelected")]
+    pub selected: Option<bool>,
+    #[serde(rename = "AXExpanded")]
+    pub expanded: Option<bool>,
+    #[serde(rename = "AXPosition")]
+    pub position: Option<(f64, f64)>,
+    #[serde(rename = "AXSize")]
+    pub size: Option<(f64, f64)>,
+    #[serde(rename = "AXURL")]
+    pub url: Option<String>,
+    #[serde(rename = "AXChildren", default)]
+    pub children: Vec<Attrs>,
+}
+
+/// An element's address: the app's pid, the window's index in the app's `AXWindows`, and
+/// the child indices from the window down (`501/0/3.1.0`). Resolving it walks the same
+/// indices and checks the element still has the recorded role and name.
+pub fn handle(pid: u32, window: usize, path: &[usize]) -> Handle {
+    let steps: Vec<String> = path.iter().map(usize::to_string).collect();
+    Handle::new(format!("{pid}/{window}/{}", steps.join(".")))
+}
+
+/// The pid, window index and child path of a handle made by [`handle`].
+pub fn parse_handle(h: &Handle) -> Option<(u32, usize, Vec<usize>)> {
+    let mut parts = h.as_str().splitn(3, '/');
+    let pid = parts.next()?.parse().ok()?;
+    let window = parts.next()?.parse().ok()?;
+    let rest = parts.next()?;
+    let path = if rest.is_empty() {
+        Vec::new()
+    } else {
+        rest.split('.')
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?
+    };
+    Some((pid, window, path))
+}
+
+fn text(s: &Option<String>) -> &str {
+    s.as_deref().map_or("", str::trim)
+}
+
+/// A number as the output shows it: no trailing `.0`.
+fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The element itself (without children) as the core sees it.
+pub fn node(a: &Attrs, handle: Handle) -> Node {
+    let r = role(&a.role, a.subrole.as_deref());
+    let secure = r == Role::Password;
+    let shown_text = |v: &Option<Value>| match v {
+        Some(Value::Text(t)) => Some(t.clone()),
+        Some(Value::Number(n)) => Some(number(*n)),
+        _ => None,
+    };
+    // A label's words are its value; a control is named by its title, else its description
+    // (an icon button's accessibility label).
+    let mut name = text(&a.title).to_string();
+    if name.is_empty() {
+        name = text(&a.description).to_string();
+    }
+    if name.is_empty() && r == Role::Text {
+        name = shown_text(&a.value).unwrap_or_default().trim().to_string();
+    }
+    let mut states = States::empty();
+    let mut caps = Caps::empty();
+    let bounds = match (a.position, a.size) {
+        (Some((x, y)), Some((w, h))) => {
+            caps.insert(Caps::COMPONENT);
+            Some(geometry::rect(x, y, w, h))
+        }
+        _ => None,
+    };
+    // AX has no "showing": what has a size on screen shows (the spatial filter drops what
+    // lies outside the screen; a hidden tab's content is not in the tree at all).
+    if bounds.is_some_and(|b| b.w > 0 && b.h > 0) {
+        states.insert(States::SHOWING | States::VISIBLE);
+    }
+    let interactive = r.is_interactive();
+    if interactive {
+        caps.insert(Caps::ACTION);
+        states.insert(States::FOCUSABLE);
+        if a.enabled == Some(false) {
+            states.insert(States::DISABLED);
+        }
+    }
+    for (on, flag) in [(a.focused, States::FOCUSED), (a.selected, States::SELECTED)] {
+        if on == Some(true) {
+            states.insert(flag);
+        }
+    }
+    if let Some(open) = a.expanded {
+        states.insert(States::EXPANDABLE);
+        if open {
+            states.insert(States::EXPANDED);
+        }
+    }
+    let mut value = None;
+    if roles::value_is_state(&r) {
+        states.insert(States::CHECKABLE);
+        match a.value {
+            Some(Value::Number(n)) if n == 1.0 => states.insert(States::CHECKED),
+            Some(Value::Number(n)) if n == 2.0 => states.insert(States::MIXED),
+            Some(Value::Bool(true)) => states.insert(States::CHECKED),
+            _ => {}
+        }
+    } else if secure {
+        // A password's value is never kept, whatever the app sent.
+        states.insert(States::SECURE | States::EDITABLE);
+        caps.insert(Caps::TEXT | Caps::EDITABLE_TEXT);
+    } else if roles::takes_text(&a.role) {
+        states.insert(States::EDITABLE);
+        caps.insert(Caps::TEXT | Caps::EDITABLE_TEXT);
+        value = shown_text(&a.value);
+    } else if r == Role::Web {
+        // A page's address is its value, as on the other platforms.
+        caps.insert(Caps::DOCUMENT);
+        value = a
+            .url
+            .clone()
+            .filter(|u| !u.is_empty() && u != "about:blank");
+    } else if matches!(r, Role::Slider | Role::Spin | Role::Progress | Role::Combo) {
+        if matches!(a.value, Some(Value::Number(_))) {
+            caps.insert(Caps::VALUE);
+        }
+        value = shown_text(&a.value);
+    }
+    let hint = if name.is_empty() {
+        text(&a.placeholder).to_string()
+    } else {
+        String::new()
+    };
+    let help = text(&a.help);
+    Node {
+        role: r,
+        description: if help == name {
+            String::new()
+        } else {
+            help.to_string()
+        },
+        name,
+        value: value.filter(|v| !v.is_empty()),
+        bounds,
+        states,
+        caps,
+        child_count: u32::try_from(a.children.len()).unwrap_or(u32::MAX),
+        handle,
+        hint,
+        ..Node::default()
+    }
+}
+
+/// The tree below a window from a recorded (or fully read) dump: `a` is the window; its
+/// children become the top nodes, each with its handle.
+pub fn tree(pid: u32, window: usize, a: &Attrs) -> Vec<Node> {
+    fn build(pid: u32, window: usize, a: &Attrs, path: &mut Vec<usize>) -> Node {
+        let mut n = node(a, handle(pid, window, path));
+        for (i, c) in a.children.iter().enumerate() {
+            path.push(i);
+            n.children.push(build(pid, window, c, path));
+            path.pop();
+        }
+        n
+    }
+    let mut path = Vec::new();
+    a.children
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            path.push(i);
+            let n = build(pid, window, c, &mut path);
+            path.pop();
+            n
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attrs(json: &str) -> Attrs {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn handles_round_trip() {
+        let h = handle(501, 2, &[3, 1, 0]);
+        assert_eq!(h.as_str(), "501/2/3.1.0");
+        assert_eq!(parse_handle(&h), Some((501, 2, vec![3, 1, 0])));
+        assert_eq!(parse_handle(&handle(7, 0, &[])), Some((7, 0, vec![])));
+        assert_eq!(parse_handle(&Handle::new(":1.42/org/a11y/x")), None);
+    }
+
+    #[test]
+    fn a_secure_field_never_keeps_its_value() {
+        let n = node(
+            &attrs(
+                r#"{"AXRole":"AXTextField","AXSubrole":"AXSecureTextField","AXTitle":"Password","AXValue":"••••••","AXPosition":[10,10],"AXSize":[200,22]}"#,
+            ),
+            Handle::default(),
+        );
+        assert_eq!(n.role, Role::Password);
+        assert_eq!(n.value, None);
+        assert!(n.is_secure());
+    }
+
+    #[test]
+    fn check_boxes_carry_their_state_not_a_value() {
+        let on = node(
+            &attrs(r#"{"AXRole":"AXCheckBox","AXTitle":"Wrap","AXValue":1}"#),
+            Handle::default(),
+        );
+        assert!(on.states.contains(States::CHECKED) && on.value.is_none());
+        let mixed = node(
+            &attrs(r#"{"AXRole":"AXCheckBox","AXTitle":"All","AXValue":2}"#),
+            Handle::default(),
+        );
+        assert!(mixed.states.contains(States::MIXED));
+        let off = node(
+            &attrs(r#"{"AXRole":"AXCheckBox","AXTitle":"Off","AXValue":0,"AXEnabled":false}"#),
+            Handle::default(),
+        );
+        assert!(!off.states.contains(States::CHECKED) && off.states.contains(States::DISABLED));
+    }
+
+    #[test]
+    fn names_come_from_title_description_or_a_labels_value() {
+        let icon = node(
+            &attrs(r#"{"AXRole":"AXButton","AXDescription":"Share","AXHelp":"Share this file"}"#),
+            Handle::default(),
+        );
+        assert_eq!(
+            (icon.name.as_str(), icon.description.as_str()),
+            ("Share", "Share this file")
+        );
+        let label = node(
+            &attrs(r#"{"AXRole":"AXStaticText","AXValue":"Name:"}"#),
+            Handle::default(),
+        );
+        assert_eq!(label.name, "Name:");
+        let field = node(
+            &attrs(r#"{"AXRole":"AXTextField","AXPlaceholderValue":"Search","AXValue":""}"#),
+            Handle::default(),
+        );
+        assert_eq!(
+            (
+                field.name.as_str(),
+                field.hint.as_str(),
+                field.value.clone()
+            ),
+            ("", "Search", None)
+        );
+        let slider = node(
+            &attrs(r#"{"AXRole":"AXSlider","AXTitle":"Volume","AXValue":40.0}"#),
+            Handle::default(),
+        );
+        assert_eq!(slider.value.as_deref(), Some("40"));
+        assert!(slider.caps.contains(Caps::VALUE));
+    }
+}
