@@ -165,8 +165,8 @@ pub fn node(a: &Attrs, handle: Handle) -> Node {
     if roles::value_is_state(&r) {
         states.insert(States::CHECKABLE);
         match a.value {
-            Some(Value::Number(n)) if n == 1.0 => states.insert(States::CHECKED),
-            Some(Value::Number(n)) if n == 2.0 => states.insert(States::MIXED),
+            Some(Value::Number(1.0)) => states.insert(States::CHECKED),
+            Some(Value::Number(2.0)) => states.insert(States::MIXED),
             Some(Value::Bool(true)) => states.insert(States::CHECKED),
             _ => {}
         }

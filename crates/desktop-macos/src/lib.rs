@@ -13,3 +13,10 @@ pub mod keys;
 pub mod permissions;
 pub mod roles;
 pub mod typing;
+pub mod windows;
+
+#[cfg(target_os = "macos")]
+mod mac;
+
+#[cfg(target_os = "macos")]
+pub use mac::{clipboard::Clipboard, desktop::MacDesktop, system::MacSystem};

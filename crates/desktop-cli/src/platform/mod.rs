@@ -9,7 +9,11 @@
 #[path = "linux.rs"]
 mod imp;
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(target_os = "macos")]
+#[path = "macos.rs"]
+mod imp;
+
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
 #[path = "unsupported.rs"]
 mod imp;
 

@@ -1,0 +1,320 @@
+//! The AX API, thinly: one element's attributes in one batched read (decoded into
+//! [`Attrs`], its children as elements), single attributes, setting them, actions, and the
+//! messaging timeout that bounds every call to an app. Every `unsafe` of the backend's
+//! accessibility calls is here, each a documented AX function called as its header says.
+#![allow(unsafe_code)]
+
+use crate::attrs::{Attrs, Value, BATCH};
+use desktop_core::{Error, ErrorCode};
+use objc2_application_services::{
+    AXCopyMultipleAttributeOptions, AXError, AXUIElement, AXValue, AXValueType,
+};
+use objc2_core_foundation::{
+    CFArray, CFBoolean, CFNumber, CFRetained, CFString, CFType, CGPoint, CGSize, CFURL,
+};
+use std::ptr::NonNull;
+
+pub type Element = CFRetained<AXUIElement>;
+
+/// The accessibility object of the app with `pid`, its calls bounded by `timeout_s`.
+pub fn app(pid: i32, timeout_s: f32) -> Element {
+    // SAFETY: creating an element reference for a pid has no preconditions.
+    let el = unsafe { AXUIElement::new_application(pid) };
+    // SAFETY: a valid element; the timeout applies to calls on it.
+    unsafe { el.set_messaging_timeout(timeout_s) };
+    el
+}
+
+/// Sets the timeout every AX call of this process defaults to (on the system-wide
+/// element), so no call waits the system's 6 s on a hung app.
+pub fn set_global_timeout(timeout_s: f32) {
+    // SAFETY: as above, on the system-wide element.
+    unsafe {
+        let system = AXUIElement::new_system_wide();
+        system.set_messaging_timeout(timeout_s);
+    }
+}
+
+/// An AX failure as the contract's error.
+pub fn error(e: AXError, what: &str) -> Error {
+    match e.0 {
+        // kAXErrorCannotComplete: the app did not answer in time (or is busy).
+        -25204 => Error::new(
+            ErrorCode::AppUnresponsive,
+            format!("the app did not answer in time ({what})"),
+        )
+        .suggest("The app may be busy or hung: wait, or raise --call-timeout"),
+        // kAXErrorAPIDisabled / kAXErrorNotImplemented on a process without the grant.
+        -25211 => crate::permissions::required(
+            crate::permissions::Permission::Accessibility,
+            &super::responsible_app(),
+        ),
+        // kAXErrorInvalidUIElement: the element is gone.
+        -25202 => Error::new(ErrorCode::StaleRef, format!("the element is gone ({what})"))
+            .suggest("Read the window again and use the new ids"),
+        code => Error::new(
+            ErrorCode::ActionFailed,
+            format!("the accessibility call failed ({what}: AXError {code})"),
+        )
+        .suggest("Read the window again; the app may not support this"),
+    }
+}
+
+fn cfstr(s: &'static str) -> CFRetained<CFString> {
+    CFString::from_static_str(s)
+}
+
+/// What a batched read gave one attribute.
+enum Raw {
+    Missing,
+    Str(String),
+    Bool(bool),
+    Num(f64),
+    Point(CGPoint),
+    Size(CGSize),
+    Elements(Vec<Element>),
+}
+
+fn decode(v: &CFType) -> Raw {
+    if let Some(s) = v.downcast_ref::<CFString>() {
+        return Raw::Str(s.to_string());
+    }
+    if let Some(b) = v.downcast_ref::<CFBoolean>() {
+        return Raw::Bool(b.as_bool());
+    }
+    if let Some(n) = v.downcast_ref::<CFNumber>() {
+        return n.as_f64().map_or(Raw::Missing, Raw::Num);
+    }
+    if let Some(u) = v.downcast_ref::<CFURL>() {
+        return Raw::Str(u.string().to_string());
+    }
+    if let Some(a) = v.downcast_ref::<CFArray>() {
+        // SAFETY: an untyped CFArray holds CFTypes; each is checked by downcast below.
+        let a: &CFArray<CFType> = unsafe { &*(a as *const CFArray).cast() };
+        return Raw::Elements(
+            a.iter()
+                .filter_map(|e| e.downcast::<AXUIElement>().ok())
+                .collect(),
+        );
+    }
+    let Some(ax) = v.downcast_ref::<AXValue>() else {
+        return Raw::Missing;
+    };
+    // SAFETY: each out-pointer is of the type the AXValue says it holds.
+    unsafe {
+        let (mut p, mut s) = (CGPoint::ZERO, CGSize::ZERO);
+        match ax.r#type() {
+            AXValueType::CGPoint
+                if ax.value(AXValueType::CGPoint, NonNull::from(&mut p).cast()) =>
+            {
+                Raw::Point(p)
+            }
+            AXValueType::CGSize if ax.value(AXValueType::CGSize, NonNull::from(&mut s).cast()) => {
+                Raw::Size(s)
+            }
+            // A failed slot of the batch (AXError inside an AXValue): no value.
+            _ => Raw::Missing,
+        }
+    }
+}
+
+/// One element's attributes (children empty) and its children, in one round trip.
+pub struct Read {
+    pub attrs: Attrs,
+    pub children: Vec<Element>,
+}
+
+/// Reads [`BATCH`] of `el` in one call; a failed attribute is just absent.
+pub fn read(el: &AXUIElement) -> Result<Read, AXError> {
+    let names: Vec<CFRetained<CFString>> = BATCH.iter().map(|a| cfstr(a)).collect();
+    let names = CFArray::from_retained_objects(&names);
+    let mut out: *const CFArray = std::ptr::null();
+    // SAFETY: `names` is an array of CFStrings; `out` receives a +1 array ("Copy" rule),
+    // adopted below. Options empty: a failing attribute does not stop the others.
+    let err = unsafe {
+        el.copy_multiple_attribute_values(
+            names.as_opaque(),
+            AXCopyMultipleAttributeOptions::empty(),
+            NonNull::from(&mut out),
+        )
+    };
+    if err != AXError::Success {
+        return Err(err);
+    }
+    let Some(out) = NonNull::new(out as *mut CFArray<CFType>) else {
+        return Err(AXError::Failure);
+    };
+    // SAFETY: the array was returned +1 by a Copy function: we own it.
+    let out = unsafe { CFRetained::from_raw(out) };
+    let mut attrs = Attrs::default();
+    let mut children = Vec::new();
+    for (name, v) in BATCH.iter().zip(out.iter()) {
+        let raw = decode(&v);
+        let s = || match &raw {
+            Raw::Str(s) => Some(s.clone()),
+            _ => None,
+        };
+        let b = || match raw {
+            Raw::Bool(b) => Some(b),
+            Raw::Num(n) => Some(n != 0.0),
+            _ => None,
+        };
+        match *name {
+            "AXRole" => attrs.role = s().unwrap_or_default(),
+            "AXSubrole" => attrs.subrole = s(),
+            "AXTitle" => attrs.title = s(),
+            "AXDescription" => attrs.description = s(),
+            "AXHelp" => attrs.help = s(),
+            "AXPlaceholderValue" => attrs.placeholder = s(),
+            "AXURL" => attrs.url = s(),
+            "AXEnabled" => attrs.enabled = b(),
+            "AXFocused" => attrs.focused = b(),
+            "AXSelected" => attrs.selected = b(),
+            "AXExpanded" => attrs.expanded = b(),
+            "AXValue" => {
+                attrs.value = match &raw {
+                    Raw::Str(s) => Some(Value::Text(s.clone())),
+                    Raw::Num(n) => Some(Value::Number(*n)),
+                    Raw::Bool(b) => Some(Value::Bool(*b)),
+                    _ => None,
+                }
+            }
+            "AXPosition" => {
+                if let Raw::Point(p) = raw {
+                    attrs.position = Some((p.x, p.y));
+                }
+            }
+            "AXSize" => {
+                if let Raw::Size(s) = raw {
+                    attrs.size = Some((s.width, s.height));
+                }
+            }
+            "AXChildren" => {
+                if let Raw::Elements(list) = raw {
+                    children = list;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(Read { attrs, children })
+}
+
+/// One attribute's raw value (+1, adopted).
+fn copy(el: &AXUIElement, name: &'static str) -> Result<CFRetained<CFType>, AXError> {
+    let mut out: *const CFType = std::ptr::null();
+    // SAFETY: `out` receives a +1 reference or stays null.
+    let err = unsafe { el.copy_attribute_value(&cfstr(name), NonNull::from(&mut out)) };
+    if err != AXError::Success {
+        return Err(err);
+    }
+    let out = NonNull::new(out as *mut CFType).ok_or(AXError::NoValue)?;
+    // SAFETY: returned +1 by a Copy function.
+    Ok(unsafe { CFRetained::from_raw(out) })
+}
+
+/// An attribute holding elements (`AXWindows`, `AXChildren`), empty when absent.
+pub fn elements(el: &AXUIElement, name: &'static str) -> Result<Vec<Element>, AXError> {
+    match copy(el, name) {
+        Ok(v) => Ok(match decode(&v) {
+            Raw::Elements(list) => list,
+            _ => Vec::new(),
+        }),
+        Err(AXError::NoValue | AXError::AttributeUnsupported) => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// An attribute holding one element (`AXFocusedWindow`, `AXFocusedUIElement`).
+pub fn element(el: &AXUIElement, name: &'static str) -> Result<Option<Element>, AXError> {
+    match copy(el, name) {
+        Ok(v) => Ok(v.downcast::<AXUIElement>().ok()),
+        Err(AXError::NoValue | AXError::AttributeUnsupported) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// A text attribute (`AXValue` of a field, `AXTitle`).
+pub fn string(el: &AXUIElement, name: &'static str) -> Result<Option<String>, AXError> {
+    match copy(el, name) {
+        Ok(v) => Ok(match decode(&v) {
+            Raw::Str(s) => Some(s),
+            Raw::Num(n) => Some(format!("{n}")),
+            _ => None,
+        }),
+        Err(AXError::NoValue | AXError::AttributeUnsupported) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// A boolean attribute (`AXModal`, `AXFocused`).
+pub fn boolean(el: &AXUIElement, name: &'static str) -> Result<Option<bool>, AXError> {
+    match copy(el, name) {
+        Ok(v) => Ok(match decode(&v) {
+            Raw::Bool(b) => Some(b),
+            Raw::Num(n) => Some(n != 0.0),
+            _ => None,
+        }),
+        Err(AXError::NoValue | AXError::AttributeUnsupported) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Sets a boolean attribute (`AXFocused`, `AXMain`, `AXManualAccessibility`).
+pub fn set_bool(el: &AXUIElement, name: &'static str, on: bool) -> Result<(), AXError> {
+    let v: &CFType = CFBoolean::new(on);
+    // SAFETY: a CFBoolean is a valid value for a boolean attribute.
+    check(unsafe { el.set_attribute_value(&cfstr(name), v) })
+}
+
+/// Sets `AXValue` to text, or to a number where `number` is given.
+pub fn set_value(el: &AXUIElement, text: &str, number: Option<f64>) -> Result<(), AXError> {
+    let name = cfstr("AXValue");
+    let err = match number {
+        Some(n) => {
+            let n = CFNumber::new_f64(n);
+            // SAFETY: a CFNumber for a numeric value.
+            unsafe { el.set_attribute_value(&name, &n) }
+        }
+        None => {
+            let s = CFString::from_str(text);
+            // SAFETY: a CFString for a text value.
+            unsafe { el.set_attribute_value(&name, &s) }
+        }
+    };
+    check(err)
+}
+
+/// Runs one of the element's actions (`AXPress`, `AXRaise`, `AXIncrement`, ...).
+pub fn perform(el: &AXUIElement, action: &str) -> Result<(), AXError> {
+    let name = CFString::from_str(action);
+    // SAFETY: a valid element and action name.
+    check(unsafe { el.perform_action(&name) })
+}
+
+/// The element's action names.
+pub fn actions(el: &AXUIElement) -> Result<Vec<String>, AXError> {
+    let mut out: *const CFArray = std::ptr::null();
+    // SAFETY: `out` receives a +1 array of CFStrings or stays null.
+    check(unsafe { el.copy_action_names(NonNull::from(&mut out)) })?;
+    let Some(out) = NonNull::new(out as *mut CFArray<CFString>) else {
+        return Ok(Vec::new());
+    };
+    // SAFETY: returned +1 by a Copy function; its items are CFStrings.
+    let out = unsafe { CFRetained::from_raw(out) };
+    Ok(out.iter().map(|s| s.to_string()).collect())
+}
+
+fn check(e: AXError) -> Result<(), AXError> {
+    if e == AXError::Success {
+        Ok(())
+    } else {
+        Err(e)
+    }
+}
+
+/// Whether this process may use the AX API (the Accessibility permission).
+pub fn trusted() -> bool {
+    // SAFETY: no options: only asks, shows no prompt.
+    unsafe { objc2_application_services::AXIsProcessTrustedWithOptions(None) }
+}

@@ -1,0 +1,744 @@
+//! `MacDesktop`: the contract on macOS. Windows from the window server joined with each
+//! app's `AXWindows`; reads through the core pipeline; ids resolved by the core (`refs`)
+//! through index-path handles; actions through AX where the element offers them, CGEvents
+//! otherwise, each answered with what was read back afterwards.
+
+use super::ax::{self, Element};
+use super::{capture, input, walk, windows as sys};
+use crate::attrs::{self, Attrs};
+use crate::geometry::{self, RawDisplay};
+use crate::windows::pair;
+use desktop_core::action::{Acted, ActionResult, Effect, ElementState, Route};
+use desktop_core::backend::{Display, Found, NoChanges, NoMemo};
+use desktop_core::refs::{self, Probe, RefMap, WindowRefs};
+use desktop_core::request::{Action, ActionRequest, Aim, Button, Element as Wanted};
+use desktop_core::shot::Capture;
+use desktop_core::windows::ByTitle;
+use desktop_core::{
+    pipeline, AppInfo, AppList, Desktop, Error, ErrorCode, Filters, Handle, Node, ReadData, Rect,
+    Result, Role, States, Target, WindowInfo, WindowList,
+};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The macOS desktop, its calls to apps bounded by `timeout`.
+#[derive(Debug)]
+pub struct MacDesktop {
+    pub(crate) timeout: Duration,
+    pub(crate) refs: PathBuf,
+}
+
+impl MacDesktop {
+    fn app(&self, pid: u32) -> Element {
+        ax::app(pid as i32, self.timeout.as_secs_f32())
+    }
+
+    fn all_windows(&self) -> Result<WindowList> {
+        let server = sys::server_windows();
+        let apps = sys::running_apps();
+        let front = sys::frontmost_pid();
+        let mut list = WindowList {
+            app_names: apps.iter().map(|(n, _)| n.clone()).collect(),
+            ..WindowList::default()
+        };
+        let mut pids: Vec<u32> = server.iter().map(|w| w.pid).collect();
+        pids.dedup();
+        for pid in pids {
+            let mine: Vec<_> = server.iter().filter(|w| w.pid == pid).cloned().collect();
+            let name = apps
+                .iter()
+                .find(|(_, p)| *p == pid)
+                .map_or_else(|| mine[0].owner.clone(), |(n, _)| n.clone());
+            let ax_list = match sys::ax_windows(&self.app(pid)) {
+                Ok(l) => l,
+                Err(e) if e.code == ErrorCode::AppUnresponsive => {
+                    list.unresponsive.push(desktop_core::Unresponsive {
+                        app: Some(name.clone()),
+                        pid,
+                        code: e.code.as_str(),
+                    });
+                    Vec::new()
+                }
+                Err(e) => return Err(e),
+            };
+            let ax: Vec<_> = ax_list.iter().map(|(w, _)| w.clone()).collect();
+            for (s, j) in mine.iter().zip(pair(&mine, &ax)) {
+                let a = j.map(|j| &ax[j]);
+                list.windows.push(WindowInfo {
+                    app: name.clone(),
+                    pid,
+                    title: if s.title.is_empty() {
+                        a.map(|a| a.title.clone()).unwrap_or_default()
+                    } else {
+                        s.title.clone()
+                    },
+                    id: Some(u64::from(s.id)),
+                    bounds: Some(s.bounds),
+                    focused: front == Some(pid) && a.is_some_and(|a| a.focused),
+                    a11y: a.is_some(),
+                    modal: a.is_some_and(|a| a.modal),
+                    handle: a.map(|a| attrs::handle(pid, a.index, &[])),
+                });
+            }
+        }
+        Ok(list)
+    }
+
+    /// The AX element of a listed window, with its index in `AXWindows`.
+    fn window_element(&self, w: &WindowInfo) -> Result<(Element, usize)> {
+        let (_, index, _) = w
+            .handle
+            .as_ref()
+            .and_then(attrs::parse_handle)
+            .ok_or_else(|| {
+                Error::new(
+                    ErrorCode::NotInteractable,
+                    format!("the window \"{}\" shows no accessibility tree", w.title),
+                )
+                .suggest("Take a screenshot and act at points instead")
+            })?;
+        let list = ax::elements(&self.app(w.pid), "AXWindows")
+            .map_err(|e| ax::error(e, "listing windows"))?;
+        let el = list.into_iter().nth(index).ok_or_else(|| {
+            Error::new(ErrorCode::StaleRef, "the window closed").suggest("List the windows again")
+        })?;
+        Ok((el, index))
+    }
+
+    /// The element a handle names now.
+    fn element_at(&self, h: &Handle) -> Result<Option<Element>> {
+        let Some((pid, index, path)) = attrs::parse_handle(h) else {
+            return Ok(None);
+        };
+        let app = self.app(pid);
+        let list = ax::elements(&app, "AXWindows").map_err(|e| ax::error(e, "listing windows"))?;
+        let Some(window) = list.into_iter().nth(index) else {
+            return Ok(None);
+        };
+        walk::follow(&window, &path).map_err(|e| ax::error(e, "finding the element"))
+    }
+
+    fn read_one(&self, h: &Handle) -> Result<Option<(Element, Node)>> {
+        let Some(el) = self.element_at(h)? else {
+            return Ok(None);
+        };
+        match ax::read(&el) {
+            Ok(r) => {
+                let node = attrs::node(&r.attrs, h.clone());
+                Ok(Some((el, node)))
+            }
+            Err(objc2_application_services::AXError::InvalidUIElement) => Ok(None),
+            Err(e) => Err(ax::error(e, "reading the element")),
+        }
+    }
+
+    /// The element a request aims at, with its node as it is now.
+    async fn aimed(
+        &self,
+        scope: &Target,
+        e: &Wanted,
+    ) -> Result<(Element, Node, Option<u32>, bool)> {
+        match e {
+            Wanted::Id(id) => {
+                let map = RefMap::load(&self.refs);
+                let (_, found) = refs::resolve(self, &map, *id, scope).await?;
+                let (el, _) = self.read_one(&found.node.handle)?.ok_or_else(|| {
+                    Error::new(ErrorCode::StaleRef, format!("element {id} is gone"))
+                        .suggest("Read the window again and use the new ids")
+                })?;
+                Ok((el, found.node, Some(*id), found.rematched))
+            }
+            Wanted::Text { text, role, exact } => {
+                let filters = Filters {
+                    visible_only: true,
+                    text: Some(text.clone()),
+                    ..Filters::default()
+                };
+                let data = self.read(scope, &filters).await?;
+                let mut hits = Vec::new();
+                for n in &data.elements {
+                    n.walk(&mut |x| {
+                        let name_ok = if *exact {
+                            x.name == *text
+                        } else {
+                            x.name.to_lowercase().contains(&text.to_lowercase())
+                        };
+                        if name_ok && role.as_ref().is_none_or(|r| &x.role == r) {
+                            hits.push(x.clone());
+                        }
+                    });
+                }
+                match hits.len() {
+                    1 => {
+                        let n = hits.remove(0);
+                        let (el, node) = self.read_one(&n.handle)?.ok_or_else(|| {
+                            Error::new(ErrorCode::StaleRef, "the element went away")
+                                .suggest("Try again")
+                        })?;
+                        Ok((el, node, None, false))
+                    }
+                    0 => Err(Error::new(
+                        ErrorCode::ElementNotFound,
+                        format!("no element named {text:?}"),
+                    )
+                    .suggest("Read the window to see what it holds")),
+                    n => Err(Error::new(
+                        ErrorCode::AmbiguousTarget,
+                        format!("{n} elements match {text:?}"),
+                    )
+                    .suggest("Add --role or --exact, or read and use an id")),
+                }
+            }
+        }
+    }
+
+    fn raw_displays() -> Vec<RawDisplay> {
+        super::displays()
+    }
+}
+
+impl Probe for MacDesktop {
+    async fn probe(&self, handle: &Handle) -> Result<Option<Node>> {
+        Ok(self.read_one(handle)?.map(|(_, n)| n))
+    }
+
+    async fn current_tree(&self, refs: &WindowRefs) -> Result<Vec<Node>> {
+        let t = Target {
+            window_id: refs.window_id,
+            pid: Some(refs.pid),
+            ..Target::default()
+        };
+        let window = self.resolve(&t).await.map_err(|_| {
+            Error::new(ErrorCode::StaleRef, "the window of that read is gone")
+                .suggest("Read a window again and use the new ids")
+        })?;
+        let f = Filters {
+            visible_only: true,
+            ..Filters::default()
+        };
+        Ok(self.read_window(window, &f, None).await?.elements)
+    }
+}
+
+fn center(n: &Node) -> Result<(f64, f64)> {
+    let b = n.bounds.filter(|b| b.w > 0 && b.h > 0).ok_or_else(|| {
+        Error::new(
+            ErrorCode::NotInteractable,
+            format!("{} \"{}\" has no place on screen", n.role, n.name),
+        )
+        .suggest("Scroll it into view or open what holds it, then read again")
+    })?;
+    Ok((
+        f64::from(b.x) + f64::from(b.w) / 2.0,
+        f64::from(b.y) + f64::from(b.h) / 2.0,
+    ))
+}
+
+fn usable(n: &Node) -> Result<()> {
+    if n.states.contains(States::DISABLED) {
+        return Err(Error::new(
+            ErrorCode::NotInteractable,
+            format!("{} \"{}\" is disabled", n.role, n.name),
+        )
+        .suggest("Wait until it is enabled, or act on another element"));
+    }
+    Ok(())
+}
+
+fn failed(what: String, seen: &Node) -> Error {
+    Error::new(ErrorCode::ActionFailed, what).suggest(format!(
+        "Read the window: it shows {} \"{}\"",
+        seen.role, seen.name
+    ))
+}
+
+impl Desktop for MacDesktop {
+    type Memo = NoMemo;
+    type Changes = NoChanges;
+
+    async fn apps(&self) -> Result<AppList> {
+        let server = sys::server_windows();
+        Ok(AppList {
+            apps: sys::running_apps()
+                .into_iter()
+                .map(|(name, pid)| AppInfo {
+                    windows: server.iter().filter(|w| w.pid == pid).count(),
+                    name,
+                    pid,
+                })
+                .collect(),
+            unresponsive: Vec::new(),
+        })
+    }
+
+    async fn windows(&self, target: &Target) -> Result<WindowList> {
+        let mut all = self.all_windows()?;
+        all.windows = desktop_core::windows::filter(&all.windows, target, &ByTitle);
+        Ok(all)
+    }
+
+    async fn resolve(&self, target: &Target) -> Result<WindowInfo> {
+        let all = self.all_windows()?;
+        desktop_core::windows::pick(&all.windows, target, &all.app_names, &ByTitle)
+    }
+
+    async fn read_window(
+        &self,
+        window: WindowInfo,
+        filters: &Filters,
+        _memo: Option<&mut NoMemo>,
+    ) -> Result<ReadData> {
+        filters.validate()?;
+        let t = Instant::now();
+        // The AX elements stay inside this block: they are not `Send`, and the pipeline
+        // below awaits.
+        let walked = {
+            let (el, index) = self.window_element(&window)?;
+            // Chromium and Electron build their web content's tree only for a client
+            // that asks.
+            let app = self.app(window.pid);
+            if ax::set_bool(&app, "AXManualAccessibility", true).is_err() {
+                let _ = ax::set_bool(&app, "AXEnhancedUserInterface", true);
+            }
+            let budget = walk::Budget {
+                elements: 20_000,
+                time: (self.timeout * 4).max(Duration::from_secs(5)),
+                depth: filters.depth.unwrap_or(u32::MAX),
+            };
+            walk::window(&el, window.pid, index, budget)?
+        };
+        let timing = vec![
+            ("walk", t.elapsed().as_secs_f64() * 1000.0),
+            ("elements", walked.elements as f64),
+        ];
+        let w = pipeline::Walked {
+            window,
+            children: walked.nodes,
+            incomplete: walked.incomplete,
+            timing,
+        };
+        // One batched read per element fetched bounds and values already.
+        pipeline::finish(w, filters, self.screen(), async |_| Ok(())).await
+    }
+
+    async fn find(&self, scope: &Target, element: &Wanted) -> Result<Found> {
+        let (_, node, id, _) = self.aimed(scope, element).await?;
+        let window_id = self.resolve(scope).await.ok().and_then(|w| w.id);
+        Ok(Found {
+            id,
+            role: node.role,
+            name: node.name,
+            bounds: node.bounds,
+            window_id,
+        })
+    }
+
+    async fn act(&self, request: &ActionRequest) -> Result<ActionResult> {
+        request.validate()?;
+        let name = request.action.name();
+        let wanted = match &request.aim {
+            Aim::Point { x, y } => {
+                return point_action(name, &request.action, f64::from(*x), f64::from(*y))
+            }
+            Aim::Window => {
+                let window = self.resolve(&request.scope).await?;
+                return self.window_action(name, &request.action, &window);
+            }
+            Aim::Element(e) => e,
+        };
+        let (el, node, id, rematched) = self.aimed(&request.scope, wanted).await?;
+        let before = ElementState::of(&node);
+        let (route, effect) = self.element_action(&el, &node, &request.action, &request.aim)?;
+        let mut r = ActionResult::new(name, route);
+        r.effect = effect;
+        r.id = id;
+        r.rematched = rematched;
+        r.element = Some(Acted {
+            role: node.role.short().to_string(),
+            name: node.name.clone(),
+            bounds: node.bounds,
+        });
+        if let Ok(Some((_, now))) = self.read_one(&node.handle) {
+            r.post_state = Some(ElementState::of(&now)).filter(|s| s != &before);
+        }
+        Ok(r)
+    }
+
+    async fn launch(&self, cmd: &[String], wait: Duration) -> Result<ActionResult> {
+        super::launch::launch(self, cmd, wait).await
+    }
+
+    async fn changes(&self, _window: &WindowInfo) -> Option<NoChanges> {
+        // AX notifications are not wired yet: observe and wait read on their interval.
+        None
+    }
+
+    fn displays(&self) -> Vec<Display> {
+        geometry::displays(&Self::raw_displays())
+    }
+
+    fn pointer(&self) -> Option<(i32, i32)> {
+        input::pointer()
+    }
+
+    fn raise(&self, window_id: u64) -> Result<()> {
+        let all = self.all_windows()?;
+        let w = all
+            .windows
+            .iter()
+            .find(|w| w.id == Some(window_id))
+            .ok_or_else(|| {
+                Error::new(ErrorCode::WindowNotFound, format!("no window {window_id}"))
+            })?;
+        sys::activate(w.pid);
+        if let Ok((el, _)) = self.window_element(w) {
+            let _ = ax::perform(&el, "AXRaise");
+        }
+        Ok(())
+    }
+
+    async fn capture(&self, area: Rect) -> Result<Capture> {
+        capture::area(area, geometry::scale_at(&self.displays(), area))
+    }
+
+    async fn capture_window(&self, window: &WindowInfo) -> Result<Option<Capture>> {
+        match window.id {
+            Some(id) => capture::window(id as u32),
+            None => Ok(None),
+        }
+    }
+
+    fn refs_path(&self) -> PathBuf {
+        self.refs.clone()
+    }
+}
+
+/// Input at a screen point.
+fn point_action(name: &'static str, action: &Action, x: f64, y: f64) -> Result<ActionResult> {
+    match action {
+        Action::Click {
+            button,
+            count,
+            modifiers,
+        } => {
+            let flags = modifiers.iter().fold(0, |f, m| f | crate::keys::flag(*m));
+            input::click(x, y, *button, *count, flags)?;
+        }
+        Action::Hover => input::move_to(x, y)?,
+        Action::Scroll { direction, amount } => input::scroll(x, y, *direction, *amount)?,
+        Action::Drag { to } => {
+            let Aim::Point { x: tx, y: ty } = to else {
+                return Err(Error::invalid_args("a drag from a point ends at a point")
+                    .suggest("Give the end as --to-x/--to-y"));
+            };
+            input::drag((x, y), (f64::from(*tx), f64::from(*ty)))?;
+        }
+        _ => {
+            return Err(
+                Error::invalid_args(format!("{name} needs an element, not a point"))
+                    .suggest("Name the element by its id or its text"),
+            )
+        }
+    }
+    Ok(ActionResult::new(name, Route::Input))
+}
+
+impl MacDesktop {
+    /// Input for a whole window: it is brought to the front first.
+    fn window_action(
+        &self,
+        name: &'static str,
+        action: &Action,
+        w: &WindowInfo,
+    ) -> Result<ActionResult> {
+        sys::activate(w.pid);
+        if let Ok((el, _)) = self.window_element(w) {
+            let _ = ax::perform(&el, "AXRaise");
+            let _ = ax::set_bool(&el, "AXMain", true);
+        }
+        let mut r = ActionResult::new(name, Route::Input);
+        match action {
+            Action::Focus => {
+                r.route = Route::System;
+                if sys::frontmost_pid() == Some(w.pid) {
+                    r.effect = Effect::Confirmed;
+                }
+            }
+            Action::Type { text, delay, .. } => {
+                let n = input::type_text(text, *delay)?;
+                r = r.with("chars", n);
+            }
+            Action::Press { combos } => input::press(combos)?,
+            Action::Scroll { direction, amount } => {
+                let b = w.bounds.unwrap_or_default();
+                let (x, y) = (
+                    f64::from(b.x) + f64::from(b.w) / 2.0,
+                    f64::from(b.y) + f64::from(b.h) / 2.0,
+                );
+                input::scroll(x, y, *direction, *amount)?;
+            }
+            _ => {
+                return Err(
+                    Error::invalid_args(format!("{name} needs an element or a point"))
+                        .suggest("Name the element by its id or its text"),
+                )
+            }
+        }
+        Ok(r)
+    }
+
+    fn element_action(
+        &self,
+        el: &Element,
+        n: &Node,
+        action: &Action,
+        aim: &Aim,
+    ) -> Result<(Route, Effect)> {
+        let _ = aim;
+        match action {
+            Action::Click {
+                button,
+                count,
+                modifiers,
+            } => {
+                usable(n)?;
+                if *button == Button::Left
+                    && *count == 1
+                    && modifiers.is_empty()
+                    && ax::perform(el, "AXPress").is_ok()
+                {
+                    return Ok((Route::A11y, Effect::Unverifiable));
+                }
+                let (x, y) = center(n)?;
+                let flags = modifiers.iter().fold(0, |f, m| f | crate::keys::flag(*m));
+                input::click(x, y, *button, *count, flags)?;
+                Ok((Route::Input, Effect::Unverifiable))
+            }
+            Action::Hover => {
+                let (x, y) = center(n)?;
+                input::move_to(x, y)?;
+                Ok((Route::Input, Effect::Unverifiable))
+            }
+            Action::Focus => {
+                ax::set_bool(el, "AXFocused", true).map_err(|e| ax::error(e, "focusing"))?;
+                let now = ax::boolean(el, "AXFocused").ok().flatten() == Some(true);
+                if now {
+                    Ok((Route::A11y, Effect::Confirmed))
+                } else {
+                    Err(failed(
+                        format!("{} \"{}\" did not take the focus", n.role, n.name),
+                        n,
+                    ))
+                }
+            }
+            Action::Type {
+                text,
+                replace,
+                delay,
+            } => {
+                usable(n)?;
+                self.type_into(el, n, text, *replace, *delay)
+            }
+            Action::Press { combos } => {
+                ax::set_bool(el, "AXFocused", true).map_err(|e| ax::error(e, "focusing"))?;
+                input::press(combos)?;
+                Ok((Route::Input, Effect::Unverifiable))
+            }
+            Action::Scroll { direction, amount } => {
+                let (x, y) = center(n)?;
+                input::scroll(x, y, *direction, *amount)?;
+                Ok((Route::Input, Effect::Unverifiable))
+            }
+            Action::ScrollIntoView => {
+                ax::perform(el, "AXScrollToVisible")
+                    .map_err(|e| ax::error(e, "scrolling into view"))?;
+                Ok((Route::A11y, Effect::Confirmed))
+            }
+            Action::Drag { to } => {
+                let from = center(n)?;
+                let to = match to {
+                    Aim::Point { x, y } => (f64::from(*x), f64::from(*y)),
+                    _ => {
+                        return Err(Error::invalid_args(
+                            "a drag ends at a point or an element's id",
+                        )
+                        .suggest("Give --to-x/--to-y"))
+                    }
+                };
+                input::drag(from, to)?;
+                Ok((Route::Input, Effect::Unverifiable))
+            }
+            Action::SetValue { value } => {
+                usable(n)?;
+                self.set_value(el, n, value)
+            }
+            Action::Toggle => {
+                usable(n)?;
+                if !matches!(
+                    n.role,
+                    Role::CheckBox | Role::Switch | Role::Toggle | Role::Radio
+                ) {
+                    return Err(Error::new(
+                        ErrorCode::NotInteractable,
+                        format!(
+                            "{} \"{}\" is not a check box, switch or toggle",
+                            n.role, n.name
+                        ),
+                    )
+                    .suggest("Use click for other elements"));
+                }
+                let was = n.states.contains(States::CHECKED);
+                ax::perform(el, "AXPress").map_err(|e| ax::error(e, "pressing"))?;
+                let now = settle(|| {
+                    self.read_one(&n.handle)
+                        .ok()
+                        .flatten()
+                        .map(|(_, m)| m.states.contains(States::CHECKED) != was)
+                });
+                if now {
+                    Ok((Route::A11y, Effect::Confirmed))
+                } else {
+                    Err(failed(
+                        format!("{} \"{}\" did not change its state", n.role, n.name),
+                        n,
+                    ))
+                }
+            }
+            Action::Named { name } => {
+                let names = ax::actions(el).map_err(|e| ax::error(e, "listing actions"))?;
+                if !names.iter().any(|a| a == name) {
+                    return Err(Error::new(
+                        ErrorCode::ElementNotFound,
+                        format!("{} \"{}\" has no action {name:?}", n.role, n.name),
+                    )
+                    .suggest(format!("Its actions: {}", names.join(", "))));
+                }
+                ax::perform(el, name).map_err(|e| ax::error(e, "running the action"))?;
+                Ok((Route::A11y, Effect::Unverifiable))
+            }
+        }
+    }
+
+    fn type_into(
+        &self,
+        el: &Element,
+        n: &Node,
+        text: &str,
+        replace: bool,
+        delay: Duration,
+    ) -> Result<(Route, Effect)> {
+        if !n.states.contains(States::EDITABLE) {
+            return Err(Error::new(
+                ErrorCode::NotInteractable,
+                format!("{} \"{}\" takes no text", n.role, n.name),
+            )
+            .suggest("Type into a text field; read the window to find one"));
+        }
+        ax::set_bool(el, "AXFocused", true).map_err(|e| ax::error(e, "focusing"))?;
+        if ax::boolean(el, "AXFocused").ok().flatten() != Some(true) {
+            return Err(Error::new(
+                ErrorCode::NotInteractable,
+                format!("{} \"{}\" would not take the focus", n.role, n.name),
+            )
+            .suggest("Click it first, or check that its window is in front"));
+        }
+        let count = |el: &Element| {
+            ax::string(el, "AXNumberOfCharacters")
+                .ok()
+                .flatten()
+                .and_then(|s| s.parse::<f64>().ok())
+        };
+        let before = count(el);
+        // Select all to replace; else the caret to the end (Cmd+Down in fields and text views).
+        let combo = if replace { "cmd+a" } else { "cmd+down" };
+        input::press(&[desktop_core::keys::Combo::parse(combo)?])?;
+        input::type_text(text, delay)?;
+        let typed = text.chars().filter(|c| *c != '\r').count() as f64;
+        let seen = settle(|| {
+            if n.is_secure() {
+                // A secure field's text is never read: its length tells.
+                let now = count(el)?;
+                let expect = if replace {
+                    typed
+                } else {
+                    before.unwrap_or(0.0) + typed
+                };
+                Some(now == expect)
+            } else {
+                let v = ax::string(el, "AXValue").ok().flatten()?;
+                Some(v.contains(text.trim_end_matches(['\n', '\r'])))
+            }
+        });
+        if seen {
+            Ok((Route::Input, Effect::Confirmed))
+        } else {
+            Err(failed(format!("the text did not appear in {} \"{}\" (Secure Event Input, or the app rejected it)", n.role, n.name), n))
+        }
+    }
+
+    fn set_value(&self, el: &Element, n: &Node, value: &str) -> Result<(Route, Effect)> {
+        let number = matches!(n.role, Role::Slider | Role::Spin | Role::Progress)
+            .then(|| value.trim().parse::<f64>())
+            .transpose()
+            .map_err(|_| {
+                Error::invalid_args(format!(
+                    "{} \"{}\" takes a number, not {value:?}",
+                    n.role, n.name
+                ))
+            })?;
+        if n.is_secure() {
+            return Err(Error::new(
+                ErrorCode::NotInteractable,
+                "a password field's value is not set through accessibility",
+            )
+            .suggest("Type it with type --id"));
+        }
+        ax::set_value(el, value, number).map_err(|e| ax::error(e, "setting the value"))?;
+        let seen = settle(|| {
+            let (_, now) = self.read_one(&n.handle).ok().flatten()?;
+            let v = now.value.unwrap_or_default();
+            Some(match number {
+                Some(x) => v.parse::<f64>().is_ok_and(|y| (y - x).abs() < 1e-6),
+                None => v == value,
+            })
+        });
+        if seen {
+            Ok((Route::A11y, Effect::Confirmed))
+        } else {
+            Err(failed(
+                format!(
+                    "{} \"{}\" does not show {value:?} after setting it",
+                    n.role, n.name
+                ),
+                n,
+            ))
+        }
+    }
+}
+
+/// Polls `check` until it says yes (or gives up after about a second): apps apply an
+/// action on their own run loop, after the call returned.
+fn settle(mut check: impl FnMut() -> Option<bool>) -> bool {
+    for i in 0..20 {
+        if check() == Some(true) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(if i < 5 { 10 } else { 50 }));
+    }
+    false
+}
+
+/// Attributes as a recorded dump shows them, for the real-app tests' fixtures.
+#[allow(dead_code)]
+pub(crate) fn dump(el: &Element, depth: u32) -> Option<Attrs> {
+    let r = ax::read(el).ok()?;
+    let mut a = r.attrs;
+    if depth > 0 {
+        a.children = r
+            .children
+            .iter()
+            .filter_map(|c| dump(c, depth - 1))
+            .collect();
+    }
+    Some(a)
+}
