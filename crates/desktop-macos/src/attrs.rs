@@ -162,7 +162,12 @@ pub fn node(a: &Attrs, handle: Handle) -> Node {
         }
     }
     let mut value = None;
-    if roles::value_is_state(&r) {
+    if r == Role::Tab {
+        // A tab button's value says which tab is chosen: selected, as elsewhere.
+        if matches!(a.value, Some(Value::Number(1.0)) | Some(Value::Bool(true))) {
+            states.insert(States::SELECTED);
+        }
+    } else if roles::value_is_state(&r) {
         states.insert(States::CHECKABLE);
         match a.value {
             Some(Value::Number(1.0)) => states.insert(States::CHECKED),
@@ -216,6 +221,82 @@ pub fn node(a: &Attrs, handle: Handle) -> Node {
     }
 }
 
+/// What an element says through its children, once they are read: a row is named by the
+/// text in its cells (Finder's and System Settings' lists put it in `AXRow > AXCell >
+/// AXStaticText`), a heading with no title by its text children.
+pub fn named_by_children(n: &mut Node) {
+    if !n.name.is_empty() {
+        return;
+    }
+    fn words(n: &Node, depth: u32, out: &mut Vec<String>) {
+        for c in &n.children {
+            if c.role == Role::Text && !c.name.is_empty() {
+                out.push(c.name.clone());
+            } else if depth > 0 && matches!(c.role, Role::Cell | Role::Group) {
+                words(c, depth - 1, out);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    match n.role {
+        // The first cell with words names the row.
+        Role::Row | Role::TreeItem | Role::Item => {
+            words(n, 2, &mut found);
+            found.truncate(1);
+        }
+        Role::Heading => words(n, 0, &mut found),
+        _ => return,
+    }
+    if found.is_empty() {
+        return;
+    }
+    n.name = found.join(" ");
+    n.name_from_child = true;
+    // The words now name the element: their text elements would only repeat it.
+    fn drop_words(n: &mut Node, name: &str, depth: u32) {
+        n.children.retain(|c| {
+            !(c.role == Role::Text && c.children.is_empty() && name.contains(c.name.as_str()))
+        });
+        if depth > 0 {
+            for c in &mut n.children {
+                if matches!(c.role, Role::Cell | Role::Group) {
+                    drop_words(c, name, depth - 1);
+                }
+            }
+        }
+    }
+    let name = n.name.clone();
+    drop_words(n, &name, if n.role == Role::Heading { 0 } else { 2 });
+}
+
+/// Takes `SHOWING` from what lies outside the scroll area holding it (rows scrolled out
+/// of view are still in AX trees, with their bounds), so they count as scrolled away.
+pub fn clip_to_scroll_areas(nodes: &mut [Node], clip: Option<desktop_core::Rect>) {
+    for n in nodes {
+        if let (Some(c), Some(b)) = (clip, n.bounds) {
+            if !b.intersects(&c) {
+                n.states.remove(States::SHOWING);
+            }
+        }
+        let inner = if n.role == Role::Scroll {
+            match (clip, n.bounds) {
+                (Some(c), Some(b)) => Some(intersection(c, b)),
+                (None, b) => b,
+                (c, None) => c,
+            }
+        } else {
+            clip
+        };
+        clip_to_scroll_areas(&mut n.children, inner);
+    }
+}
+
+fn intersection(a: desktop_core::Rect, b: desktop_core::Rect) -> desktop_core::Rect {
+    let (x0, y0) = (a.x.max(b.x), a.y.max(b.y));
+    let (x1, y1) = ((a.x + a.w).min(b.x + b.w), (a.y + a.h).min(b.y + b.h));
+    desktop_core::Rect::new(x0, y0, (x1 - x0).max(0), (y1 - y0).max(0))
+}
+
 /// The tree below a window from a recorded (or fully read) dump: `a` is the window; its
 /// children become the top nodes, each with its handle.
 pub fn tree(pid: u32, window: usize, a: &Attrs) -> Vec<Node> {
@@ -226,10 +307,12 @@ pub fn tree(pid: u32, window: usize, a: &Attrs) -> Vec<Node> {
             n.children.push(build(pid, window, c, path));
             path.pop();
         }
+        named_by_children(&mut n);
         n
     }
     let mut path = Vec::new();
-    a.children
+    let mut nodes: Vec<Node> = a
+        .children
         .iter()
         .enumerate()
         .map(|(i, c)| {
@@ -238,7 +321,9 @@ pub fn tree(pid: u32, window: usize, a: &Attrs) -> Vec<Node> {
             path.pop();
             n
         })
-        .collect()
+        .collect();
+    clip_to_scroll_areas(&mut nodes, None);
+    nodes
 }
 
 #[cfg(test)]

@@ -77,7 +77,7 @@ pub fn role(ax_role: &str, subrole: Option<&str>) -> Role {
 pub fn value_is_state(role: &Role) -> bool {
     matches!(
         role,
-        Role::CheckBox | Role::Radio | Role::Switch | Role::Toggle | Role::Tab
+        Role::CheckBox | Role::Radio | Role::Switch | Role::Toggle
     )
 }
 

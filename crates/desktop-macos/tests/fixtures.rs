@@ -181,22 +181,19 @@ fn finder_names_icon_buttons_by_description_and_the_search_field_by_placeholder(
     );
     has_line(&t, r#"input hint:"Search""#);
     has_line(&t, r#"tree "Sidebar""#);
-    has_line(&t, r#"tree "list view" focused"#);
+    // The row at y=2000 lies outside the list's scroll area: scrolled away, counted.
+    has_line(&t, r#"tree "list view" focused more:1"#);
     has_line(&t, "toolbar");
     has_line(&t, r#"txt "Documents""#);
-    for row in ["Favorites", "Applications", "Desktop", "Documents"] {
-        has_line(&t, &format!("txt {row:?}"));
+    // Rows are named by their first cell's text, which then is not repeated.
+    for row in ["Applications", "Desktop"] {
+        has_line(&t, &format!("treeitem {row:?}"));
     }
+    no_line_with(&t, r#"txt "Desktop""#);
     // The section row is open, the folder shown is the selected row.
-    has_line(&t, "treeitem expanded");
-    assert_eq!(
-        lines(&t)
-            .iter()
-            .filter(|l| *l == "treeitem selected")
-            .count(),
-        2,
-        "the Documents sidebar row and Notes.txt are selected:\n{t}"
-    );
+    has_line(&t, r#"treeitem "Favorites" expanded"#);
+    has_line(&t, r#"treeitem "Documents" selected"#);
+    has_line(&t, r#"treeitem "Notes.txt" selected"#);
     // Unnamed split groups, scroll areas, columns and icons are gone; the window's own
     // buttons are named by their description.
     for gone in ["group", "scroll ", "img", "sep"] {
@@ -219,11 +216,11 @@ fn a_row_below_the_screen_is_dropped_by_visible_only() {
     let visible = text("finder", &plain());
     no_line_with(&visible, "Taxes 2025.pdf");
     no_line_with(&visible, "2 January 2026");
-    for shown in ["Budget 2026.numbers", "Notes.txt", "Report.pdf"] {
-        has_line(&visible, &format!("txt {shown:?}"));
-    }
+    has_line(&visible, r#"treeitem "Budget 2026.numbers""#);
+    has_line(&visible, r#"treeitem "Notes.txt" selected"#);
+    has_line(&visible, r#"treeitem "Report.pdf""#);
     let all = text("finder", &everything());
-    has_line(&all, r#"txt "Taxes 2025.pdf""#);
+    has_line(&all, r#"treeitem "Taxes 2025.pdf""#);
     let count = |t: &str| {
         lines(t)
             .iter()
@@ -268,10 +265,10 @@ fn rows_keep_their_states_through_i() {
 /// `-i` drops the text, so a row must take its name from there (as a control takes a lone
 /// text child's), or an agent sees a list of unnamed `treeitem`s.
 #[test]
-#[ignore = "desktop-macos: an AXRow is not named by the AXStaticText inside its AXCell"]
 fn rows_are_named_by_the_text_in_their_cells() {
     let t = text("finder", &interactive());
-    for row in ["Favorites", "Applications", "Desktop"] {
+    has_line(&t, r#"treeitem "Favorites" expanded"#);
+    for row in ["Applications", "Desktop"] {
         has_line(&t, &format!("treeitem {row:?}"));
     }
     has_line(&t, r#"treeitem "Documents" selected"#);
@@ -284,16 +281,17 @@ fn rows_are_named_by_the_text_in_their_cells() {
 fn a_handle_parses_back_to_the_path_of_its_element() {
     let w = load("finder");
     let data = read("finder", &plain());
-    // The sidebar's Desktop label: split group 0, its scroll area 0, the outline 0, the
-    // third row 2, its cell 0, and the text after the icon 1.
-    let desktop = find(&data.elements, &Role::Text, "Desktop").unwrap();
-    assert_eq!(desktop.handle.as_str(), "501/0/0.0.0.2.0.1");
+    // The sidebar's Desktop row: split group 0, its scroll area 0, the outline 0, the
+    // third row 2 (named by the text in its cell, which holds the row's words).
+    let desktop = find(&data.elements, &Role::TreeItem, "Desktop").unwrap();
+    assert_eq!(desktop.handle.as_str(), "501/0/0.0.0.2");
     let (pid, window, path) = attrs::parse_handle(&desktop.handle).unwrap();
     assert_eq!((pid, window), (501, 0));
-    assert_eq!(path, [0, 0, 0, 2, 0, 1]);
+    assert_eq!(path, [0, 0, 0, 2]);
     let recorded = at(&w, &path);
-    assert_eq!(recorded.role, "AXStaticText");
-    assert_eq!(recorded.value, Some(attrs::Value::Text("Desktop".into())));
+    assert_eq!(recorded.subrole.as_deref(), Some("AXOutlineRow"));
+    let label = at(&w, &[0, 0, 0, 2, 0, 1]);
+    assert_eq!(label.value, Some(attrs::Value::Text("Desktop".into())));
     // The search field: the toolbar is the window's second child, the field's group its
     // third.
     let search = find_by(&data.elements, &|n| n.hint == "Search").unwrap();
@@ -329,7 +327,8 @@ fn safari_page_starts_at_the_web_area_without_the_toolbar() {
         t.lines().take(2).collect::<Vec<_>>(),
         [
             r#"Safari "Example Login" pid 501"#,
-            r#"1 web "Example Login" = "https://example.com/login""#,
+            // The footer lies below the page's scroll area: scrolled away, counted.
+            r#"1 web "Example Login" = "https://example.com/login" more:1"#,
         ]
     );
     for chrome in [
@@ -453,7 +452,6 @@ fn headings_and_the_status_line_survive_i() {
 /// child (the second heading of safari.json): it should still read as a heading, and `-i`
 /// should keep it.
 #[test]
-#[ignore = "desktop-macos: a heading named only by its text child reads as txt and -i drops it"]
 fn a_heading_named_by_its_text_child_stays_a_heading() {
     let plain = text(
         "safari",
@@ -534,14 +532,14 @@ fn settings_sidebar_and_sheet() {
     let t = text("settings", &plain());
     has_line(&t, r#"input hint:"Search""#);
     has_line(&t, r#"tree "Sidebar""#);
-    for row in ["Wi‑Fi", "Bluetooth", "Sound", "Displays"] {
-        has_line(&t, &format!("txt {row:?}"));
+    for row in ["Wi‑Fi", "Bluetooth", "Displays"] {
+        has_line(&t, &format!("treeitem {row:?}"));
     }
-    has_line(&t, "treeitem selected");
+    has_line(&t, r#"treeitem "Sound" selected"#);
     // The sheet is a dialog holding its message and its button.
-    let sheet = r#"25 dialog
-  26 txt "Output changed to MacBook Pro Speakers."
-  27 btn "Done" focused
+    let sheet = r#"17 dialog
+  18 txt "Output changed to MacBook Pro Speakers."
+  19 btn "Done" focused
 "#;
     assert!(t.contains(sheet), "{t}");
 }

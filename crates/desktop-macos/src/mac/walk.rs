@@ -56,6 +56,7 @@ pub fn window(root: &Element, pid: u32, window: usize, budget: Budget) -> Result
             break;
         }
     }
+    attrs::clip_to_scroll_areas(&mut nodes, None);
     Ok(Walked {
         nodes,
         incomplete: st.cut,
@@ -98,6 +99,7 @@ fn visit(el: &Element, st: &mut State, path: &mut Vec<usize>, depth: u32) -> Res
             }
         }
     }
+    attrs::named_by_children(&mut node);
     Ok(Some(node))
 }
 
