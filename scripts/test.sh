@@ -20,13 +20,19 @@ else
   echo "clippy not installed: skipping lints" >&2
 fi
 
-# The binary builds for the platforms without a backend yet (it answers
-# PLATFORM_NOT_SUPPORTED there) and without its optional faces: checked, not linked.
+# Other platforms, checked, not linked (nothing here can run them): the macOS backend and
+# the binary for both Apple targets (with its real-app suite, which runs only on a Mac),
+# the binary for Windows (it answers PLATFORM_NOT_SUPPORTED there), and the binary
+# without its optional faces.
 if command -v rustup >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1; then
-  rustup target add x86_64-pc-windows-gnu aarch64-apple-darwin >&2
+  rustup target add x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin >&2
   cargo clippy -p desktop-cli --locked --no-default-features -- -D warnings
   cargo clippy -p desktop-cli --locked --target x86_64-pc-windows-gnu -- -D warnings
-  cargo clippy -p desktop-cli --locked --target aarch64-apple-darwin -- -D warnings
+  for target in aarch64-apple-darwin x86_64-apple-darwin; do
+    cargo clippy -p desktop-macos -p desktop-cli --locked --target "$target" -- -D warnings
+    cargo clippy -p desktop-macos --locked --target "$target" --features real-app-tests --tests -- -D warnings
+  done
+  ./scripts/check-workflows.sh
 fi
 
 # GUI tests share one sandbox per test binary; keep them off each other's input.

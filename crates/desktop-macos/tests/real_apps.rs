@@ -1,0 +1,324 @@
+//! The macOS backend against real apps — TextEdit, Calculator, Safari — each effect read
+//! back from the app. Runs only on a Mac with Accessibility (and, for the capture test,
+//! Screen Recording) granted to this test binary: `cargo test -p desktop-macos --features
+//! real-app-tests -- --test-threads=1` (.github/workflows/macos.yml grants them on a
+//! hosted runner). Nothing here can run on Linux; CI there only type-checks it.
+
+#![cfg(all(target_os = "macos", feature = "real-app-tests"))]
+#![allow(clippy::unwrap_used)]
+
+use desktop_core::action::Effect;
+use desktop_core::keys::Combo;
+use desktop_core::request::{Action, ActionRequest, Aim, Button, Element};
+use desktop_core::system::{Clipboard, System};
+use desktop_core::{Desktop, Filters, Node, ReadData, Role, Target};
+use desktop_macos::{MacDesktop, MacSystem};
+use std::time::{Duration, Instant};
+
+fn run<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+async fn desk() -> MacDesktop {
+    MacSystem
+        .connect(Duration::from_secs(3), false)
+        .await
+        .unwrap()
+}
+
+fn app(name: &str) -> Target {
+    Target {
+        app: Some(name.into()),
+        ..Target::default()
+    }
+}
+
+fn flat(data: &ReadData) -> Vec<Node> {
+    let mut out = Vec::new();
+    for n in &data.elements {
+        n.walk(&mut |x| out.push(x.clone()));
+    }
+    out
+}
+
+/// Opens `args` with `open` and waits until `name` has a readable window.
+async fn open(d: &MacDesktop, name: &str, args: &[&str]) {
+    let ok = std::process::Command::new("/usr/bin/open")
+        .args(args)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "open {args:?}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while d.resolve(&app(name)).await.is_err() {
+        assert!(Instant::now() < deadline, "{name} showed no window");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+fn quit(name: &str) {
+    let _ = std::process::Command::new("/usr/bin/osascript")
+        .args([
+            "-e",
+            &format!("tell application \"{name}\" to quit saving no"),
+        ])
+        .status();
+}
+
+fn interactive() -> Filters {
+    Filters {
+        visible_only: true,
+        interactive: true,
+        ..Filters::default()
+    }
+}
+
+#[test]
+fn displays_and_windows_are_listed() {
+    run(async {
+        let d = desk().await;
+        let displays = d.displays();
+        assert!(!displays.is_empty() && displays[0].primary);
+        assert!(displays.iter().all(|x| x.scale >= 1.0));
+        open(
+            &d,
+            "TextEdit",
+            &[
+                "-a",
+                "TextEdit",
+                "-n",
+                "--args",
+                "-NSShowAppCentricOpenPanelInsteadOfUntitledFile",
+                "NO",
+            ],
+        )
+        .await;
+        let w = d.resolve(&app("TextEdit")).await.unwrap();
+        assert!(w.id.is_some() && w.bounds.is_some() && w.a11y, "{w:?}");
+        quit("TextEdit");
+    });
+}
+
+#[test]
+fn textedit_takes_typed_text_and_reads_it_back() {
+    run(async {
+        let d = desk().await;
+        let file = std::env::temp_dir().join("desktop-cli-real-app.txt");
+        std::fs::write(&file, "").unwrap();
+        open(&d, "TextEdit", &["-a", "TextEdit", file.to_str().unwrap()]).await;
+        let data = d.read(&app("TextEdit"), &interactive()).await.unwrap();
+        let area = flat(&data)
+            .into_iter()
+            .find(|n| n.role == Role::Input)
+            .expect("a text area");
+        let typed = "Grüße 👋 from desktop-cli\nsecond line";
+        let req = ActionRequest::new(
+            app("TextEdit"),
+            Aim::Element(Element::Text {
+                text: area.name.clone(),
+                role: Some(Role::Input),
+                exact: true,
+            }),
+            Action::Type {
+                text: typed.into(),
+                replace: true,
+                delay: Duration::ZERO,
+            },
+        );
+        let r = d.act(&req).await.unwrap();
+        assert_eq!(r.effect, Effect::Confirmed);
+        // Read back by a fresh read, not trusting the answer.
+        let back = d
+            .read(
+                &app("TextEdit"),
+                &Filters {
+                    visible_only: true,
+                    ..Filters::default()
+                },
+            )
+            .await
+            .unwrap();
+        let value = flat(&back)
+            .into_iter()
+            .find(|n| n.role == Role::Input)
+            .and_then(|n| n.value)
+            .unwrap_or_default();
+        assert!(
+            value.contains("Grüße 👋 from desktop-cli") && value.contains("second line"),
+            "{value:?}"
+        );
+        quit("TextEdit");
+    });
+}
+
+#[test]
+fn calculator_adds_by_clicking_its_buttons() {
+    run(async {
+        let d = desk().await;
+        open(&d, "Calculator", &["-a", "Calculator"]).await;
+        let press = |name: &str| {
+            ActionRequest::new(
+                app("Calculator"),
+                Aim::Element(Element::Text {
+                    text: name.into(),
+                    role: Some(Role::Button),
+                    exact: true,
+                }),
+                Action::Click {
+                    button: Button::Left,
+                    count: 1,
+                    modifiers: Vec::new(),
+                },
+            )
+        };
+        d.act(&ActionRequest::new(
+            app("Calculator"),
+            Aim::Window,
+            Action::Press {
+                combos: vec![Combo::parse("escape").unwrap()],
+            },
+        ))
+        .await
+        .unwrap();
+        for key in ["7", "Add", "8", "Equals"] {
+            d.act(&press(key)).await.unwrap();
+        }
+        let data = d
+            .read(
+                &app("Calculator"),
+                &Filters {
+                    visible_only: true,
+                    ..Filters::default()
+                },
+            )
+            .await
+            .unwrap();
+        let shown: Vec<String> = flat(&data)
+            .into_iter()
+            .filter(|n| n.role == Role::Text)
+            .map(|n| n.name)
+            .collect();
+        assert!(shown.iter().any(|s| s.trim() == "15"), "{shown:?}");
+        quit("Calculator");
+    });
+}
+
+#[test]
+fn safari_page_form_password_and_check_box() {
+    run(async {
+        let d = desk().await;
+        let page = std::env::temp_dir().join("desktop-cli-real-app.html");
+        std::fs::write(
+            &page,
+            r#"<!doctype html><title>Sign in</title><h1>Sign in</h1>
+<label>User <input id="u"></label><label>Password <input id="p" type="password"></label>
+<label><input type="checkbox" id="c"> Remember me</label><button>Sign In</button>"#,
+        )
+        .unwrap();
+        open(&d, "Safari", &["-a", "Safari", page.to_str().unwrap()]).await;
+        let f = Filters {
+            page: true,
+            ..interactive()
+        };
+        let mut data = d.read(&app("Safari"), &f).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !flat(&data).iter().any(|n| n.role == Role::Password) {
+            assert!(
+                Instant::now() < deadline,
+                "the page's form never showed: {:?}",
+                flat(&data)
+            );
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            data = d.read(&app("Safari"), &f).await.unwrap();
+        }
+        assert!(data.page);
+        assert!(data.elements[0]
+            .value
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("file://"));
+        let secret = "hunter2-secret";
+        let typed = |name: &str, role: Role, text: &str| {
+            ActionRequest::new(
+                app("Safari"),
+                Aim::Element(Element::Text {
+                    text: name.into(),
+                    role: Some(role),
+                    exact: false,
+                }),
+                Action::Type {
+                    text: text.into(),
+                    replace: true,
+                    delay: Duration::ZERO,
+                },
+            )
+        };
+        assert_eq!(
+            d.act(&typed("User", Role::Input, "alice"))
+                .await
+                .unwrap()
+                .effect,
+            Effect::Confirmed
+        );
+        assert_eq!(
+            d.act(&typed("Password", Role::Password, secret))
+                .await
+                .unwrap()
+                .effect,
+            Effect::Confirmed
+        );
+        let toggle = ActionRequest::new(
+            app("Safari"),
+            Aim::Element(Element::Text {
+                text: "Remember me".into(),
+                role: Some(Role::CheckBox),
+                exact: false,
+            }),
+            Action::Toggle,
+        );
+        assert_eq!(d.act(&toggle).await.unwrap().effect, Effect::Confirmed);
+        let back = d.read(&app("Safari"), &f).await.unwrap();
+        let json = serde_json::to_string(&back).unwrap();
+        assert!(!json.contains(secret), "a password's value never appears");
+        let all = flat(&back);
+        assert!(all
+            .iter()
+            .any(|n| n.role == Role::Input && n.value.as_deref() == Some("alice")));
+        assert!(all
+            .iter()
+            .any(|n| n.role == Role::CheckBox && n.states.contains(desktop_core::States::CHECKED)));
+        quit("Safari");
+    });
+}
+
+#[test]
+fn the_clipboard_keeps_what_was_set() {
+    let c = MacSystem.clipboard();
+    c.set("desktop-cli ✓", Duration::from_secs(1)).unwrap();
+    assert_eq!(
+        c.get(Duration::from_secs(1)).unwrap().as_deref(),
+        Some("desktop-cli ✓")
+    );
+}
+
+#[test]
+fn a_window_is_captured_at_its_display_scale() {
+    run(async {
+        let d = desk().await;
+        open(&d, "Calculator", &["-a", "Calculator"]).await;
+        let w = d.resolve(&app("Calculator")).await.unwrap();
+        let shot = d
+            .capture_window(&w)
+            .await
+            .unwrap()
+            .expect("ScreenCaptureKit captures the window");
+        let b = w.bounds.unwrap();
+        let scale = shot.scale;
+        assert!((f64::from(shot.image.width()) - f64::from(b.w) * scale).abs() <= 2.0 * scale);
+        quit("Calculator");
+    });
+}
