@@ -8,8 +8,9 @@ use crate::roles::{self, role};
 use desktop_core::{Caps, Handle, Node, Role, States};
 use serde::Deserialize;
 
-/// The attributes read for every element, in the order of one batched read.
-pub const BATCH: [&str; 15] = [
+/// The attributes read for every element, in the order of one batched read. Its children
+/// come in a second, ranged read (`AXChildren` in the batch would be a table's every row).
+pub const BATCH: [&str; 14] = [
     "AXRole",
     "AXSubrole",
     "AXTitle",
@@ -24,8 +25,11 @@ pub const BATCH: [&str; 15] = [
     "AXPosition",
     "AXSize",
     "AXURL",
-    "AXChildren",
 ];
+
+/// Most children read of one element: a list or table shows its first rows, and says how
+/// many more it has (`more`), rather than handing over every row it holds.
+pub const MAX_CHILDREN: usize = 500;
 
 /// An `AXValue`: text, a number, or (rarely) a boolean.
 #[derive(Clone, Debug, PartialEq, Deserialize)]

@@ -118,14 +118,17 @@ fn decode(v: &CFType) -> Raw {
     }
 }
 
-/// One element's attributes (children empty) and its children, in one round trip.
+/// One element's attributes (children empty), its first children, and how many children it
+/// has in all.
 pub struct Read {
     pub attrs: Attrs,
     pub children: Vec<Element>,
+    pub child_count: usize,
 }
 
-/// Reads [`BATCH`] of `el` in one call; a failed attribute is just absent.
-pub fn read(el: &AXUIElement) -> Result<Read, AXError> {
+/// Reads [`BATCH`] of `el` in one call (a failed attribute is just absent), then at most
+/// `max_children` of its children in a second, ranged one.
+pub fn read(el: &AXUIElement, max_children: usize) -> Result<Read, AXError> {
     let names: Vec<CFRetained<CFString>> = BATCH.iter().map(|a| cfstr(a)).collect();
     let names = CFArray::from_retained_objects(&names);
     let mut out: *const CFArray = std::ptr::null();
@@ -147,7 +150,6 @@ pub fn read(el: &AXUIElement) -> Result<Read, AXError> {
     // SAFETY: the array was returned +1 by a Copy function: we own it.
     let out = unsafe { CFRetained::from_raw(out) };
     let mut attrs = Attrs::default();
-    let mut children = Vec::new();
     for (name, v) in BATCH.iter().zip(out.iter()) {
         let raw = decode(&v);
         let s = || match &raw {
@@ -189,15 +191,52 @@ pub fn read(el: &AXUIElement) -> Result<Read, AXError> {
                     attrs.size = Some((s.width, s.height));
                 }
             }
-            "AXChildren" => {
-                if let Raw::Elements(list) = raw {
-                    children = list;
-                }
-            }
             _ => {}
         }
     }
-    Ok(Read { attrs, children })
+    let (children, child_count) = children(el, max_children)?;
+    Ok(Read {
+        attrs,
+        children,
+        child_count,
+    })
+}
+
+/// At most `max` of an element's children, and how many it has: one ranged read, and a
+/// count only when the range came back full.
+pub fn children(el: &AXUIElement, max: usize) -> Result<(Vec<Element>, usize), AXError> {
+    if max == 0 {
+        return Ok((Vec::new(), 0));
+    }
+    let name = cfstr("AXChildren");
+    let mut out: *const CFArray = std::ptr::null();
+    // SAFETY: `out` receives a +1 array of elements or stays null.
+    let err = unsafe { el.copy_attribute_values(&name, 0, max as isize, NonNull::from(&mut out)) };
+    match err {
+        AXError::Success => {}
+        AXError::NoValue | AXError::AttributeUnsupported | AXError::IllegalArgument => {
+            return Ok((Vec::new(), 0))
+        }
+        e => return Err(e),
+    }
+    let Some(out) = NonNull::new(out as *mut CFArray<CFType>) else {
+        return Ok((Vec::new(), 0));
+    };
+    // SAFETY: returned +1 by a Copy function: we own it.
+    let out = unsafe { CFRetained::from_raw(out) };
+    let list: Vec<Element> = out
+        .iter()
+        .filter_map(|e| e.downcast::<AXUIElement>().ok())
+        .collect();
+    let mut total = list.len();
+    if total >= max {
+        let mut n: isize = 0;
+        // SAFETY: `n` is a valid out-pointer.
+        if unsafe { el.attribute_value_count(&name, NonNull::from(&mut n)) } == AXError::Success {
+            total = total.max(n.max(0) as usize);
+        }
+    }
+    Ok((list, total))
 }
 
 /// One attribute's raw value (+1, adopted).

@@ -122,7 +122,7 @@ impl MacDesktop {
         let Some(el) = self.element_at(h)? else {
             return Ok(None);
         };
-        match ax::read(&el) {
+        match ax::read(&el, 0) {
             Ok(r) => {
                 let node = attrs::node(&r.attrs, h.clone());
                 Ok(Some((el, node)))
@@ -220,6 +220,13 @@ impl Probe for MacDesktop {
     }
 }
 
+/// Whether a web area is there but holds nothing yet.
+fn empty_web_area(nodes: &[Node]) -> bool {
+    nodes
+        .iter()
+        .any(|n| (n.role == Role::Web && n.children.is_empty()) || empty_web_area(&n.children))
+}
+
 fn center(n: &Node) -> Result<(f64, f64)> {
     let b = n.bounds.filter(|b| b.w > 0 && b.h > 0).ok_or_else(|| {
         Error::new(
@@ -294,18 +301,26 @@ impl Desktop for MacDesktop {
         // below awaits.
         let walked = {
             let (el, index) = self.window_element(&window)?;
-            // Chromium and Electron build their web content's tree only for a client
-            // that asks.
+            // Chromium and Electron build their web content's tree only for a client that
+            // asks, and build it after the asking: a read right after switching it on waits
+            // (a bounded while) until the web area holds something, not a fixed pause.
             let app = self.app(window.pid);
-            if ax::set_bool(&app, "AXManualAccessibility", true).is_err() {
-                let _ = ax::set_bool(&app, "AXEnhancedUserInterface", true);
-            }
+            let was_on = ax::boolean(&app, "AXManualAccessibility").ok().flatten() == Some(true);
+            let switched = !was_on
+                && (ax::set_bool(&app, "AXManualAccessibility", true).is_ok()
+                    || ax::set_bool(&app, "AXEnhancedUserInterface", true).is_ok());
             let budget = walk::Budget {
                 elements: 20_000,
                 time: (self.timeout * 4).max(Duration::from_secs(5)),
                 depth: filters.depth.unwrap_or(u32::MAX),
             };
-            walk::window(&el, window.pid, index, budget)?
+            let mut walked = walk::window(&el, window.pid, index, budget)?;
+            let deadline = Instant::now() + Duration::from_secs(3);
+            while switched && empty_web_area(&walked.nodes) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(100));
+                walked = walk::window(&el, window.pid, index, budget)?;
+            }
+            walked
         };
         let timing = vec![
             ("walk", t.elapsed().as_secs_f64() * 1000.0),
@@ -672,7 +687,18 @@ impl MacDesktop {
         if seen {
             Ok((Route::Input, Effect::Confirmed))
         } else {
-            Err(failed(format!("the text did not appear in {} \"{}\" (Secure Event Input, or the app rejected it)", n.role, n.name), n))
+            let why = if input::secure_input_on() {
+                "macOS Secure Event Input is on (a password field or a terminal's Secure Keyboard Entry holds it) and keeps synthetic keys out"
+            } else {
+                "the app did not take the keys"
+            };
+            Err(failed(
+                format!(
+                    "the text did not appear in {} \"{}\": {why}",
+                    n.role, n.name
+                ),
+                n,
+            ))
         }
     }
 
@@ -731,7 +757,7 @@ fn settle(mut check: impl FnMut() -> Option<bool>) -> bool {
 /// Attributes as a recorded dump shows them, for the real-app tests' fixtures.
 #[allow(dead_code)]
 pub(crate) fn dump(el: &Element, depth: u32) -> Option<Attrs> {
-    let r = ax::read(el).ok()?;
+    let r = ax::read(el, attrs::MAX_CHILDREN).ok()?;
     let mut a = r.attrs;
     if depth > 0 {
         a.children = r

@@ -15,6 +15,19 @@ use objc2_core_graphics::{
 };
 use std::time::Duration;
 
+#[link(name = "Carbon", kind = "framework")]
+extern "C" {
+    /// HIToolbox: whether some process turned on Secure Event Input (a focused password
+    /// field, a terminal's Secure Keyboard Entry), which can keep synthetic keys out.
+    fn IsSecureEventInputEnabled() -> u8;
+}
+
+/// Whether Secure Event Input is on somewhere on the system.
+pub fn secure_input_on() -> bool {
+    // SAFETY: a query without arguments.
+    unsafe { IsSecureEventInputEnabled() != 0 }
+}
+
 fn source() -> Option<CFRetained<CGEventSource>> {
     CGEventSource::new(CGEventSourceStateID::HIDSystemState)
 }

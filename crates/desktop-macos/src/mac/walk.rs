@@ -42,7 +42,8 @@ pub fn window(root: &Element, pid: u32, window: usize, budget: Budget) -> Result
         count: 0,
         cut: None,
     };
-    let top = ax::read(root).map_err(|e| ax::error(e, "reading the window"))?;
+    let top =
+        ax::read(root, attrs::MAX_CHILDREN).map_err(|e| ax::error(e, "reading the window"))?;
     let mut nodes = Vec::new();
     let mut path = Vec::new();
     for (i, child) in top.children.iter().enumerate() {
@@ -75,7 +76,7 @@ fn visit(el: &Element, st: &mut State, path: &mut Vec<usize>, depth: u32) -> Res
         return Ok(None);
     }
     st.count += 1;
-    let read = match ax::read(el) {
+    let read = match ax::read(el, attrs::MAX_CHILDREN) {
         Ok(r) => r,
         // Gone while we looked: skip it, the rest of the window is still worth reading.
         Err(AXError::InvalidUIElement) => {
@@ -87,7 +88,10 @@ fn visit(el: &Element, st: &mut State, path: &mut Vec<usize>, depth: u32) -> Res
         Err(e) => return Err(unresponsive(e)),
     };
     let mut node = attrs::node(&read.attrs, attrs::handle(st.pid, st.window, path));
-    node.child_count = u32::try_from(read.children.len()).unwrap_or(u32::MAX);
+    node.child_count = u32::try_from(read.child_count).unwrap_or(u32::MAX);
+    // A list holding more rows than one read takes says how many it left out.
+    node.more =
+        u32::try_from(read.child_count.saturating_sub(read.children.len())).unwrap_or(u32::MAX);
     if depth < st.budget.depth {
         for (i, child) in read.children.iter().enumerate() {
             path.push(i);

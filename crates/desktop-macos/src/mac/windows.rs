@@ -108,7 +108,7 @@ pub fn ax_windows(app: &Element) -> Result<Vec<(AxWindow, Element)>, desktop_cor
     let focused = ax::element(app, "AXFocusedWindow").ok().flatten();
     let mut out = Vec::new();
     for (index, w) in list.into_iter().enumerate() {
-        let Ok(read) = ax::read(&w) else { continue };
+        let Ok(read) = ax::read(&w, 0) else { continue };
         let a = read.attrs;
         let bounds = match (a.position, a.size) {
             (Some((x, y)), Some((wd, ht))) => Some(geometry::rect(x, y, wd, ht)),
