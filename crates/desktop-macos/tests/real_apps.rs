@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used)]
 
 use desktop_core::action::Effect;
+use desktop_core::conformance::Stage;
 use desktop_core::keys::Combo;
 use desktop_core::request::{Action, ActionRequest, Aim, Button, Element};
 use desktop_core::system::{Clipboard, System};
@@ -320,5 +321,129 @@ fn a_window_is_captured_at_its_display_scale() {
         let scale = shot.scale;
         assert!((f64::from(shot.image.width()) - f64::from(b.w) * scale).abs() <= 2.0 * scale);
         quit("Calculator");
+    });
+}
+
+/// The contract's conformance suite on a Safari page whose buttons insert, remove and fill.
+struct SafariStage(MacDesktop);
+
+impl SafariStage {
+    async fn press_until(
+        &self,
+        button: &str,
+        done: impl Fn(&[Node]) -> bool,
+    ) -> desktop_core::Result<()> {
+        let click = Action::Click {
+            button: Button::Left,
+            count: 1,
+            modifiers: Vec::new(),
+        };
+        let aim = Aim::Element(Element::Text {
+            text: button.into(),
+            role: Some(Role::Button),
+            exact: true,
+        });
+        self.0
+            .act(&ActionRequest::new(self.target(), aim, click))
+            .await?;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let data = self
+                .0
+                .read(
+                    &self.target(),
+                    &Filters {
+                        visible_only: true,
+                        ..Filters::default()
+                    },
+                )
+                .await?;
+            if done(&data.elements) {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                return Err(desktop_core::Error::new(
+                    desktop_core::ErrorCode::Timeout,
+                    format!("{button} had no effect"),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+fn any(nodes: &[Node], f: impl Fn(&Node) -> bool) -> bool {
+    let mut hit = false;
+    for n in nodes {
+        n.walk(&mut |x| hit |= f(x));
+    }
+    hit
+}
+
+impl Stage for SafariStage {
+    type Desktop = MacDesktop;
+    fn desktop(&self) -> &MacDesktop {
+        &self.0
+    }
+    fn target(&self) -> Target {
+        Target {
+            window: Some("Conformance".into()),
+            ..Target::default()
+        }
+    }
+    fn field(&self) -> &str {
+        "Field"
+    }
+    fn check(&self) -> &str {
+        "Agree"
+    }
+    async fn insert(&self) -> desktop_core::Result<()> {
+        self.press_until("Insert", |els| {
+            any(els, |x| x.name == desktop_core::conformance::INSERTED)
+        })
+        .await
+    }
+    async fn remove(&self) -> desktop_core::Result<()> {
+        self.press_until("Remove", |els| {
+            !any(els, |x| x.name == desktop_core::conformance::INSERTED)
+        })
+        .await
+    }
+    async fn fill(&self) -> desktop_core::Result<()> {
+        self.press_until("Fill", |els| {
+            any(els, |x| {
+                x.name == "Field" && x.value.as_deref() == Some(desktop_core::conformance::FILLED)
+            })
+        })
+        .await
+    }
+    async fn sleep(&self, time: Duration) {
+        tokio::time::sleep(time).await;
+    }
+}
+
+#[test]
+fn the_macos_backend_conforms() {
+    run(async {
+        let d = desk().await;
+        let page = std::env::temp_dir().join("desktop-cli-conformance.html");
+        std::fs::write(
+            &page,
+            format!(
+                r#"<!doctype html><title>Conformance</title>
+<label>Field <input id="f"></label>
+<div id="box"><label id="agree"><input type="checkbox"> Agree</label></div>
+<button onclick="const l = document.createElement('label'); l.id = 'ins'; l.innerHTML = '<input type=checkbox> {inserted}'; document.getElementById('box').prepend(l)">Insert</button>
+<button onclick="document.getElementById('ins').remove()">Remove</button>
+<button onclick="document.getElementById('f').value = '{filled}'">Fill</button>"#,
+                inserted = desktop_core::conformance::INSERTED,
+                filled = desktop_core::conformance::FILLED,
+            ),
+        )
+        .unwrap();
+        open(&d, "Safari", &["-a", "Safari", page.to_str().unwrap()]).await;
+        let failures = desktop_core::conformance::run_all(&SafariStage(d)).await;
+        quit("Safari");
+        assert!(failures.is_empty(), "{failures:#?}");
     });
 }
