@@ -9,7 +9,7 @@ use crate::attrs::{self, Attrs};
 use crate::geometry::{self, RawDisplay};
 use crate::windows::pair;
 use desktop_core::action::{Acted, ActionResult, Effect, ElementState, Route};
-use desktop_core::backend::{Display, Found, NoChanges, NoMemo};
+use desktop_core::backend::{Display, Found, NoMemo};
 use desktop_core::refs::{self, Probe, RefMap, WindowRefs};
 use desktop_core::request::{Action, ActionRequest, Aim, Button, Element as Wanted};
 use desktop_core::shot::Capture;
@@ -261,7 +261,7 @@ fn failed(what: String, seen: &Node) -> Error {
 
 impl Desktop for MacDesktop {
     type Memo = NoMemo;
-    type Changes = NoChanges;
+    type Changes = super::observe::MacChanges;
 
     async fn apps(&self) -> Result<AppList> {
         let server = sys::server_windows();
@@ -383,9 +383,8 @@ impl Desktop for MacDesktop {
         super::launch::launch(self, cmd, wait).await
     }
 
-    async fn changes(&self, _window: &WindowInfo) -> Option<NoChanges> {
-        // AX notifications are not wired yet: observe and wait read on their interval.
-        None
+    async fn changes(&self, window: &WindowInfo) -> Option<super::observe::MacChanges> {
+        super::observe::watch(window.pid, window.handle.clone()?)
     }
 
     fn displays(&self) -> Vec<Display> {

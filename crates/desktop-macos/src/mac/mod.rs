@@ -1,6 +1,7 @@
 //! The system calls of the macOS backend, compiled on macOS alone: `ax` (the AX API),
 //! `walk` (a window's tree), `windows` (window server and AppKit), `input` (CGEvents),
-//! `capture` (ScreenCaptureKit), `clipboard` (NSPasteboard), `launch`, and `desktop`
+//! `capture` (ScreenCaptureKit), `clipboard` (NSPasteboard), `launch`, `observe` (AX
+//! observers' change notices), and `desktop`
 //! (the contract) with `system` (connecting, permissions, the doctor).
 
 pub mod ax;
@@ -9,6 +10,7 @@ pub mod clipboard;
 pub mod desktop;
 pub mod input;
 pub mod launch;
+pub mod observe;
 pub mod system;
 pub mod walk;
 pub mod windows;
