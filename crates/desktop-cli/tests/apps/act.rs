@@ -149,6 +149,21 @@ fn dialog_window(env: &Env) {
         env,
         &["click", "--text", "Page 2", "--role", "radio", "--app", app],
     );
+    // The factory's pages slide in (a GtkStack transition, frame by frame): its second
+    // page's buttons exist once the slide is done, which on a loaded machine is after the
+    // click has settled. An agent waits for what it expects to appear.
+    ok(
+        env,
+        &[
+            "wait",
+            "--for-text",
+            "Inform",
+            "--app",
+            app,
+            "--timeout",
+            "5000",
+        ],
+    );
     ok(
         env,
         &["click", "--text", "Inform", "--role", "btn", "--app", app],
