@@ -3,5 +3,6 @@
 //! key codes, typing as UTF-16 units — built and unit-tested on every platform.
 
 pub mod keys;
+pub mod props;
 pub mod roles;
 pub mod typing;
