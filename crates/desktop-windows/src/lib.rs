@@ -6,3 +6,9 @@ pub mod keys;
 pub mod props;
 pub mod roles;
 pub mod typing;
+
+#[cfg(windows)]
+mod win;
+
+#[cfg(windows)]
+pub use win::{clipboard::Clipboard, desktop::WinDesktop, system::WinSystem};

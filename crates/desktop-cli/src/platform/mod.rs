@@ -13,7 +13,11 @@ mod imp;
 #[path = "macos.rs"]
 mod imp;
 
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+#[cfg(windows)]
+#[path = "windows.rs"]
+mod imp;
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 #[path = "unsupported.rs"]
 mod imp;
 

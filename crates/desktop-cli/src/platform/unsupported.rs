@@ -1,4 +1,4 @@
-//! Targets without a backend yet (Windows has its own issue): the binary
+//! Targets without a backend (not Linux, macOS or Windows): the binary
 //! builds, and every command answers `PLATFORM_NOT_SUPPORTED` with what would be needed.
 
 use desktop_core::action::ActionResult;

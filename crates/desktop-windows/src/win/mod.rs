@@ -1,0 +1,19 @@
+//! The system calls of the Windows backend, compiled on Windows alone: `msaa` (reading),
+//! `windows` (top-level windows), `input` (`SendInput`), `clipboard`, `capture` (GDI), and
+//! `desktop` (the contract) with `system` (connecting, the doctor).
+
+pub mod capture;
+pub mod clipboard;
+pub mod desktop;
+pub mod input;
+pub mod msaa;
+pub mod system;
+pub mod windows;
+
+/// Joins this thread to COM's multithreaded apartment (once is enough; again is harmless).
+#[allow(unsafe_code)]
+pub fn com_init() {
+    use ::windows::Win32::System::Com::{CoInitializeEx, COINIT_MULTITHREADED};
+    // SAFETY: initializing COM for the calling thread; S_FALSE (already joined) is fine.
+    let _ = unsafe { CoInitializeEx(None, COINIT_MULTITHREADED) };
+}

@@ -1,0 +1,140 @@
+//! Top-level windows (`EnumWindows`): title, class, owning process and its executable's
+//! name, rectangle, and which one is in front.
+#![allow(unsafe_code)]
+
+use windows::core::BOOL;
+use windows::Win32::Foundation::{CloseHandle, HWND, LPARAM, RECT, TRUE};
+use windows::Win32::System::Threading::{
+    OpenProcess, QueryFullProcessImageNameW, PROCESS_NAME_WIN32, PROCESS_QUERY_LIMITED_INFORMATION,
+};
+use windows::Win32::UI::WindowsAndMessaging::{
+    EnumWindows, GetClassNameW, GetForegroundWindow, GetSystemMetrics, GetWindowRect,
+    GetWindowTextW, GetWindowThreadProcessId, IsWindowVisible, SetForegroundWindow,
+    SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN, SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN,
+};
+
+/// One visible top-level window.
+#[derive(Clone, Debug)]
+pub struct Top {
+    pub hwnd: u64,
+    pub title: String,
+    pub class: String,
+    pub pid: u32,
+    /// The executable's name without `.exe` (`notepad`).
+    pub program: String,
+    pub rect: (i32, i32, i32, i32),
+}
+
+unsafe extern "system" fn collect(h: HWND, lp: LPARAM) -> BOOL {
+    // SAFETY: `lp` is the vector `list` passed below, alive for the whole enumeration.
+    let v = unsafe { &mut *(lp.0 as *mut Vec<isize>) };
+    v.push(h.0 as isize);
+    TRUE
+}
+
+pub fn hwnd(v: u64) -> HWND {
+    HWND(v as usize as *mut core::ffi::c_void)
+}
+
+fn text(h: HWND) -> String {
+    let mut b = [0u16; 512];
+    // SAFETY: a buffer of 512 units.
+    let n = unsafe { GetWindowTextW(h, &mut b) };
+    String::from_utf16_lossy(&b[..n.max(0) as usize])
+}
+
+fn class(h: HWND) -> String {
+    let mut b = [0u16; 256];
+    // SAFETY: a buffer of 256 units.
+    let n = unsafe { GetClassNameW(h, &mut b) };
+    String::from_utf16_lossy(&b[..n.max(0) as usize])
+}
+
+/// The executable name of a process (`notepad`), empty when it cannot be asked.
+pub fn program(pid: u32) -> String {
+    // SAFETY: opening with the least right that reads the image name; closed below.
+    let Ok(p) = (unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, pid) }) else {
+        return String::new();
+    };
+    let mut buf = [0u16; 1024];
+    let mut n = buf.len() as u32;
+    // SAFETY: `buf` holds `n` units; `n` receives the length written.
+    let ok = unsafe {
+        QueryFullProcessImageNameW(
+            p,
+            PROCESS_NAME_WIN32,
+            windows::core::PWSTR(buf.as_mut_ptr()),
+            &mut n,
+        )
+    };
+    // SAFETY: the handle opened above.
+    let _ = unsafe { CloseHandle(p) };
+    if ok.is_err() {
+        return String::new();
+    }
+    let path = String::from_utf16_lossy(&buf[..n as usize]);
+    let file = path.rsplit(['\\', '/']).next().unwrap_or(&path);
+    file.strip_suffix(".exe")
+        .or_else(|| file.strip_suffix(".EXE"))
+        .unwrap_or(file)
+        .to_string()
+}
+
+/// Visible top-level windows with a title, front to back.
+pub fn list() -> Vec<Top> {
+    let mut raw: Vec<isize> = Vec::new();
+    // SAFETY: the callback only pushes into `raw`, which outlives the call.
+    let _ = unsafe { EnumWindows(Some(collect), LPARAM(&mut raw as *mut _ as isize)) };
+    let mut out = Vec::new();
+    for v in raw {
+        let h = HWND(v as *mut core::ffi::c_void);
+        // SAFETY: queries on a window handle; a stale one just answers nothing.
+        if !unsafe { IsWindowVisible(h) }.as_bool() {
+            continue;
+        }
+        let title = text(h);
+        if title.is_empty() {
+            continue;
+        }
+        let mut pid = 0u32;
+        // SAFETY: valid out-pointers.
+        unsafe { GetWindowThreadProcessId(h, Some(&mut pid)) };
+        let mut r = RECT::default();
+        // SAFETY: as above.
+        let _ = unsafe { GetWindowRect(h, &mut r) };
+        out.push(Top {
+            hwnd: v as u64,
+            title,
+            class: class(h),
+            pid,
+            program: program(pid),
+            rect: (r.left, r.top, r.right - r.left, r.bottom - r.top),
+        });
+    }
+    out
+}
+
+/// The window in front.
+pub fn foreground() -> u64 {
+    // SAFETY: no arguments.
+    unsafe { GetForegroundWindow() }.0 as u64
+}
+
+/// Asks Windows to put a window in front (it may refuse: the foreground lock).
+pub fn set_foreground(v: u64) {
+    // SAFETY: a window handle; a stale one is simply refused.
+    let _ = unsafe { SetForegroundWindow(hwnd(v)) };
+}
+
+/// The virtual screen (every monitor): x, y, width, height.
+pub fn virtual_screen() -> (i32, i32, i32, i32) {
+    // SAFETY: metric queries.
+    unsafe {
+        (
+            GetSystemMetrics(SM_XVIRTUALSCREEN),
+            GetSystemMetrics(SM_YVIRTUALSCREEN),
+            GetSystemMetrics(SM_CXVIRTUALSCREEN),
+            GetSystemMetrics(SM_CYVIRTUALSCREEN),
+        )
+    }
+}
