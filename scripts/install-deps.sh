@@ -25,8 +25,10 @@ command -v npm >/dev/null 2>&1 || CLIENTS+=(npm)
 # Building: a C toolchain for crates with build scripts, curl for rustup; MinGW's C compiler
 # to check the Windows build (the TLS crate compiles C for its target).
 BUILD=(build-essential pkg-config ca-certificates curl gcc-mingw-w64-x86-64)
+# Wine, to run the Windows build for real (scripts/wine-tests.sh): 64-bit only.
+WINE=(wine wine64 libwine)
 
-want=("${RUNTIME[@]}" "${APPS[@]}" "${PEERS[@]}" "${CLIENTS[@]}" "${BUILD[@]}")
+want=("${RUNTIME[@]}" "${APPS[@]}" "${PEERS[@]}" "${CLIENTS[@]}" "${BUILD[@]}" "${WINE[@]}")
 if [ "${1:-}" = "--runtime-only" ]; then want=("${RUNTIME[@]}"); fi
 
 missing=()

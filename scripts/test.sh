@@ -39,6 +39,9 @@ fi
 before="$(git status --porcelain 2>/dev/null || true)"
 cargo test --workspace --locked -- --test-threads="${TEST_THREADS:-2}"
 
+# The Windows build, run under Wine against notepad and a standard dialog.
+./scripts/wine-tests.sh
+
 # The install path of the README, into a temporary root, then the installed binary alone.
 ./scripts/check-install.sh
 
