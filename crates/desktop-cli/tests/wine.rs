@@ -21,6 +21,8 @@ struct Wine<'a> {
     desk: &'a Desk,
     dir: PathBuf,
     env: Vec<(String, String)>,
+    /// Programs started in the background, reaped when the prefix is stopped.
+    apps: std::cell::RefCell<Vec<std::process::Child>>,
 }
 
 impl<'a> Wine<'a> {
@@ -47,7 +49,12 @@ impl<'a> Wine<'a> {
         // No Mono or Gecko installers: nothing here needs .NET or an HTML engine.
         env.push(("WINEDLLOVERRIDES".into(), "mscoree,mshtml=".into()));
         env.push(("WINEARCH".into(), "win64".into()));
-        let w = Wine { desk, dir, env };
+        let w = Wine {
+            desk,
+            dir,
+            env,
+            apps: Default::default(),
+        };
         w.run("wineboot", &["-i"], 120);
         // One virtual desktop the size of the X screen: Wine draws the title bars, and
         // Windows coordinates are X coordinates. Read when the next wine process starts.
@@ -124,11 +131,13 @@ impl<'a> Wine<'a> {
     }
 
     fn spawn(&self, program: &str, args: &[&str]) {
-        self.command(program, args)
+        let child = self
+            .command(program, args)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        self.apps.borrow_mut().push(child);
     }
 
     /// A program of the sandbox's (xclip, ImageMagick) that sees the X side.
@@ -140,8 +149,13 @@ impl<'a> Wine<'a> {
 
 impl Drop for Wine<'_> {
     fn drop(&mut self) {
+        // Stopping the prefix's server ends every program of the prefix.
         self.run("wineserver", &["-k"], 30);
         self.run("wineserver", &["-w"], 30);
+        for mut app in self.apps.borrow_mut().drain(..) {
+            let _ = app.kill();
+            let _ = app.wait();
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
