@@ -41,8 +41,13 @@ impl MacDesktop {
             app_names: apps.iter().map(|(n, _)| n.clone()).collect(),
             ..WindowList::default()
         };
-        let mut pids: Vec<u32> = server.iter().map(|w| w.pid).collect();
-        pids.dedup();
+        // One pass per app, in front-to-back order of its first window.
+        let mut pids: Vec<u32> = Vec::new();
+        for w in &server {
+            if !pids.contains(&w.pid) {
+                pids.push(w.pid);
+            }
+        }
         for pid in pids {
             let mine: Vec<_> = server.iter().filter(|w| w.pid == pid).cloned().collect();
             let name = apps
@@ -59,7 +64,9 @@ impl MacDesktop {
                     });
                     Vec::new()
                 }
-                Err(e) => return Err(e),
+                Err(e) if e.code == ErrorCode::PermissionRequired => return Err(e),
+                // An app quitting while it is listed: its windows, without a tree.
+                Err(_) => Vec::new(),
             };
             let ax: Vec<_> = ax_list.iter().map(|(w, _)| w.clone()).collect();
             for (s, j) in mine.iter().zip(pair(&mine, &ax)) {
@@ -77,45 +84,89 @@ impl MacDesktop {
                     focused: front == Some(pid) && a.is_some_and(|a| a.focused),
                     a11y: a.is_some(),
                     modal: a.is_some_and(|a| a.modal),
-                    handle: a.map(|a| attrs::handle(pid, a.index, &[])),
+                    // Keyed by the window server's id: an app's AXWindows reorder as its
+                    // windows are raised, its ids do not.
+                    handle: a.map(|_| attrs::handle(pid, s.id as usize, &[])),
                 });
             }
         }
         Ok(list)
     }
 
-    /// The AX element of a listed window, with its index in `AXWindows`.
+    /// The AX window of the app `pid` that is the window server's window `wid`.
+    fn ax_window(&self, pid: u32, wid: u32) -> Result<Option<Element>> {
+        let server: Vec<_> = sys::server_windows()
+            .into_iter()
+            .filter(|w| w.pid == pid)
+            .collect();
+        let Some(at) = server.iter().position(|w| w.id == wid) else {
+            return Ok(None);
+        };
+        let list = sys::ax_windows(&self.app(pid))?;
+        let ax: Vec<_> = list.iter().map(|(w, _)| w.clone()).collect();
+        Ok(pair(&server, &ax)[at].map(|j| list[j].1.clone()))
+    }
+
+    /// The AX element of a listed window, and the window server's id its handles carry.
     fn window_element(&self, w: &WindowInfo) -> Result<(Element, usize)> {
-        let (_, index, _) = w
+        let no_tree = || {
+            Error::new(
+                ErrorCode::NotInteractable,
+                format!("the window \"{}\" shows no accessibility tree", w.title),
+            )
+            .suggest("Take a screenshot and act at points instead")
+        };
+        let (_, wid, _) = w
             .handle
             .as_ref()
             .and_then(attrs::parse_handle)
-            .ok_or_else(|| {
-                Error::new(
-                    ErrorCode::NotInteractable,
-                    format!("the window \"{}\" shows no accessibility tree", w.title),
-                )
-                .suggest("Take a screenshot and act at points instead")
-            })?;
-        let list = ax::elements(&self.app(w.pid), "AXWindows")
-            .map_err(|e| ax::error(e, "listing windows"))?;
-        let el = list.into_iter().nth(index).ok_or_else(|| {
+            .ok_or_else(no_tree)?;
+        let el = self.ax_window(w.pid, wid as u32)?.ok_or_else(|| {
             Error::new(ErrorCode::StaleRef, "the window closed").suggest("List the windows again")
         })?;
-        Ok((el, index))
+        Ok((el, wid))
     }
 
     /// The element a handle names now.
     fn element_at(&self, h: &Handle) -> Result<Option<Element>> {
-        let Some((pid, index, path)) = attrs::parse_handle(h) else {
+        let Some((pid, wid, path)) = attrs::parse_handle(h) else {
             return Ok(None);
         };
-        let app = self.app(pid);
-        let list = ax::elements(&app, "AXWindows").map_err(|e| ax::error(e, "listing windows"))?;
-        let Some(window) = list.into_iter().nth(index) else {
+        let Some(window) = self.ax_window(pid, wid as u32)? else {
             return Ok(None);
         };
         walk::follow(&window, &path).map_err(|e| ax::error(e, "finding the element"))
+    }
+
+    /// Brings the app `pid` (and its window holding `h`, when given) to the front, and
+    /// checks it got there before any key or pointer event is sent.
+    fn bring_front(&self, pid: u32, window: Option<&Element>) -> Result<()> {
+        let app = self.app(pid);
+        if sys::frontmost_pid() != Some(pid) {
+            sys::activate(pid);
+            let _ = ax::set_bool(&app, "AXFrontmost", true);
+        }
+        if let Some(w) = window {
+            let _ = ax::perform(w, "AXRaise");
+            let _ = ax::set_bool(w, "AXMain", true);
+        }
+        if settle(|| Some(sys::frontmost_pid() == Some(pid))) {
+            Ok(())
+        } else {
+            Err(Error::new(
+                ErrorCode::NotInteractable,
+                "the app would not come to the front, so nothing was sent",
+            )
+            .suggest("Click its window first, or focus it with focus"))
+        }
+    }
+
+    /// The app and window of an element's handle, brought to the front.
+    fn front_for(&self, h: &Handle) -> Result<()> {
+        let (pid, wid, _) = attrs::parse_handle(h)
+            .ok_or_else(|| Error::new(ErrorCode::StaleRef, "the element's window is unknown"))?;
+        let window = self.ax_window(pid, wid as u32)?;
+        self.bring_front(pid, window.as_ref())
     }
 
     fn read_one(&self, h: &Handle) -> Result<Option<(Element, Node)>> {
@@ -305,10 +356,10 @@ impl Desktop for MacDesktop {
             // asks, and build it after the asking: a read right after switching it on waits
             // (a bounded while) until the web area holds something, not a fixed pause.
             let app = self.app(window.pid);
+            // Only AXManualAccessibility: AXEnhancedUserInterface would stay on in native
+            // apps and slow their window animations.
             let was_on = ax::boolean(&app, "AXManualAccessibility").ok().flatten() == Some(true);
-            let switched = !was_on
-                && (ax::set_bool(&app, "AXManualAccessibility", true).is_ok()
-                    || ax::set_bool(&app, "AXEnhancedUserInterface", true).is_ok());
+            let switched = !was_on && ax::set_bool(&app, "AXManualAccessibility", true).is_ok();
             let budget = walk::Budget {
                 elements: 20_000,
                 time: (self.timeout * 4).max(Duration::from_secs(5)),
@@ -465,18 +516,14 @@ impl MacDesktop {
         action: &Action,
         w: &WindowInfo,
     ) -> Result<ActionResult> {
-        sys::activate(w.pid);
-        if let Ok((el, _)) = self.window_element(w) {
-            let _ = ax::perform(&el, "AXRaise");
-            let _ = ax::set_bool(&el, "AXMain", true);
-        }
+        let el = self.window_element(w).ok().map(|(e, _)| e);
+        self.bring_front(w.pid, el.as_ref())?;
         let mut r = ActionResult::new(name, Route::Input);
         match action {
             Action::Focus => {
+                // In front: checked by bring_front above.
                 r.route = Route::System;
-                if sys::frontmost_pid() == Some(w.pid) {
-                    r.effect = Effect::Confirmed;
-                }
+                r.effect = Effect::Confirmed;
             }
             Action::Type { text, delay, .. } => {
                 let n = input::type_text(text, *delay)?;
@@ -524,12 +571,14 @@ impl MacDesktop {
                     return Ok((Route::A11y, Effect::Unverifiable));
                 }
                 let (x, y) = center(n)?;
+                self.front_for(&n.handle)?;
                 let flags = modifiers.iter().fold(0, |f, m| f | crate::keys::flag(*m));
                 input::click(x, y, *button, *count, flags)?;
                 Ok((Route::Input, Effect::Unverifiable))
             }
             Action::Hover => {
                 let (x, y) = center(n)?;
+                self.front_for(&n.handle)?;
                 input::move_to(x, y)?;
                 Ok((Route::Input, Effect::Unverifiable))
             }
@@ -554,22 +603,35 @@ impl MacDesktop {
                 self.type_into(el, n, text, *replace, *delay)
             }
             Action::Press { combos } => {
+                self.front_for(&n.handle)?;
                 ax::set_bool(el, "AXFocused", true).map_err(|e| ax::error(e, "focusing"))?;
                 input::press(combos)?;
                 Ok((Route::Input, Effect::Unverifiable))
             }
             Action::Scroll { direction, amount } => {
                 let (x, y) = center(n)?;
+                self.front_for(&n.handle)?;
                 input::scroll(x, y, *direction, *amount)?;
                 Ok((Route::Input, Effect::Unverifiable))
             }
             Action::ScrollIntoView => {
                 ax::perform(el, "AXScrollToVisible")
                     .map_err(|e| ax::error(e, "scrolling into view"))?;
-                Ok((Route::A11y, Effect::Confirmed))
+                // Confirmed only when it is seen on screen afterwards.
+                let shown = |m: &Node| {
+                    m.bounds
+                        .zip(self.screen())
+                        .is_some_and(|(b, s)| b.w > 0 && b.intersects(&s))
+                };
+                if settle(|| Some(self.read_one(&n.handle).ok()??.1).map(|m| shown(&m))) {
+                    Ok((Route::A11y, Effect::Confirmed))
+                } else {
+                    Ok((Route::A11y, Effect::Unverifiable))
+                }
             }
             Action::Drag { to } => {
                 let from = center(n)?;
+                self.front_for(&n.handle)?;
                 let to = match to {
                     Aim::Point { x, y } => (f64::from(*x), f64::from(*y)),
                     _ => {
@@ -648,6 +710,7 @@ impl MacDesktop {
             )
             .suggest("Type into a text field; read the window to find one"));
         }
+        self.front_for(&n.handle)?;
         ax::set_bool(el, "AXFocused", true).map_err(|e| ax::error(e, "focusing"))?;
         if ax::boolean(el, "AXFocused").ok().flatten() != Some(true) {
             return Err(Error::new(
@@ -663,11 +726,28 @@ impl MacDesktop {
                 .and_then(|s| s.parse::<f64>().ok())
         };
         let before = count(el);
-        // Select all to replace; else the caret to the end (Cmd+Down in fields and text views).
-        let combo = if replace { "cmd+a" } else { "cmd+down" };
-        input::press(&[desktop_core::keys::Combo::parse(combo)?])?;
+        let before_text = if n.is_secure() {
+            None
+        } else {
+            ax::string(el, "AXValue").ok().flatten()
+        };
+        // Select all to replace (and delete, so empty text empties the field); else the
+        // caret to the end (Cmd+Down in fields and text views).
+        let keys = if replace {
+            "cmd+a backspace"
+        } else {
+            "cmd+down"
+        };
+        let combos: Vec<_> = keys
+            .split(' ')
+            .map(desktop_core::keys::Combo::parse)
+            .collect::<Result<_>>()?;
+        input::press(&combos)?;
         input::type_text(text, delay)?;
-        let typed = text.chars().filter(|c| *c != '\r').count() as f64;
+        let typed_text = text.replace("\r\n", "\n").replace('\r', "\n");
+        // A secure field's length in UTF-16 units, as AXNumberOfCharacters counts.
+        let typed = typed_text.encode_utf16().count() as f64;
+        let norm = |v: String| v.replace("\r\n", "\n").replace('\r', "\n");
         let seen = settle(|| {
             if n.is_secure() {
                 // A secure field's text is never read: its length tells.
@@ -679,8 +759,14 @@ impl MacDesktop {
                 };
                 Some(now == expect)
             } else {
-                let v = ax::string(el, "AXValue").ok().flatten()?;
-                Some(v.contains(text.trim_end_matches(['\n', '\r'])))
+                // The field holds exactly what it held plus the text (or the text alone).
+                let v = norm(ax::string(el, "AXValue").ok().flatten().unwrap_or_default());
+                let expect = if replace {
+                    typed_text.clone()
+                } else {
+                    norm(before_text.clone().unwrap_or_default()) + &typed_text
+                };
+                Some(v == expect)
             }
         });
         if seen {

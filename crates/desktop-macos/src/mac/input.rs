@@ -170,7 +170,13 @@ pub fn press(combos: &[Combo]) -> Result<()> {
         match keys::stroke(&c.modifiers, &c.key)? {
             Stroke::Code { code, flags } => {
                 key(code, true, flags, None)?;
-                key(code, false, flags, None)?;
+                // A modifier pressed alone comes up without its own flag, or the app would
+                // see it still held.
+                let up = match &c.key {
+                    desktop_core::keys::Key::ModifierOnly(m) => flags & !keys::flag(*m),
+                    _ => flags,
+                };
+                key(code, false, up, None)?;
             }
             Stroke::Unicode(ch) => {
                 let mut buf = [0u16; 2];

@@ -8,7 +8,9 @@ use windows::Win32::Foundation::{HANDLE, HGLOBAL};
 use windows::Win32::System::DataExchange::{
     CloseClipboard, EmptyClipboard, GetClipboardData, OpenClipboard, SetClipboardData,
 };
-use windows::Win32::System::Memory::{GlobalAlloc, GlobalLock, GlobalUnlock, GMEM_MOVEABLE};
+use windows::Win32::System::Memory::{
+    GlobalAlloc, GlobalLock, GlobalSize, GlobalUnlock, GMEM_MOVEABLE,
+};
 use windows::Win32::System::Ole::CF_UNICODETEXT;
 
 /// The system clipboard's text.
@@ -43,8 +45,10 @@ impl desktop_core::system::Clipboard for Clipboard {
                     if p.is_null() {
                         None
                     } else {
+                        // Up to the terminator, never past the block (a writer may omit it).
+                        let max = GlobalSize(HGLOBAL(h.0)) / 2;
                         let mut n = 0;
-                        while *p.add(n) != 0 {
+                        while n < max && *p.add(n) != 0 {
                             n += 1;
                         }
                         let t = String::from_utf16_lossy(std::slice::from_raw_parts(p, n));

@@ -41,7 +41,7 @@ fn window_info(t: &sys::Top, front: u64) -> WindowInfo {
         bounds: Some(Rect::new(t.rect.0, t.rect.1, t.rect.2, t.rect.3)),
         focused: t.hwnd == front,
         a11y: true,
-        modal: t.class == "#32770",
+        modal: t.modal,
         handle: Some(props::handle(t.hwnd, &[])),
     }
 }
@@ -316,8 +316,12 @@ impl Desktop for WinDesktop {
                 Error::invalid_args("no program to start").suggest("Example: launch notepad")
             );
         };
+        // Not this process's streams: under `mcp` over stdio they carry the protocol.
         let child = std::process::Command::new(program)
             .args(&cmd[1..])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
             .spawn()
             .map_err(|e| {
                 Error::new(
@@ -456,7 +460,7 @@ impl WinDesktop {
                 usable(n)?;
                 if *button == Button::Left && *count == 1 && modifiers.is_empty() {
                     if let Some((acc, _)) = self.probe_now(&n.handle) {
-                        if msaa::do_default(&acc).is_ok() {
+                        if msaa::do_default(&acc).is_ok() || msaa::click_button(&acc) {
                             return Ok((Route::A11y, Effect::Unverifiable));
                         }
                     }
@@ -473,12 +477,12 @@ impl WinDesktop {
             }
             Action::Focus => {
                 self.front(Self::top_of(n))?;
-                let (x, y) = center(n)?;
-                if !n.states.contains(States::FOCUSED) {
-                    input::click(x, y, Button::Left, 1, &[])?;
+                // The focus through accessibility: a click would press a button or tick a box.
+                if let Some((acc, _)) = self.probe_now(&n.handle) {
+                    let _ = msaa::take_focus(&acc);
                 }
                 if settle(|| now(&n.handle).is_some_and(|m| m.states.contains(States::FOCUSED))) {
-                    Ok((Route::Input, Effect::Confirmed))
+                    Ok((Route::A11y, Effect::Confirmed))
                 } else {
                     Err(failed(format!(
                         "{} \"{}\" did not take the focus",
@@ -501,24 +505,60 @@ impl WinDesktop {
                 }
                 self.front(Self::top_of(n))?;
                 if !n.states.contains(States::FOCUSED) {
-                    let (x, y) = center(n)?;
-                    input::click(x, y, Button::Left, 1, &[])?;
+                    if let Some((acc, _)) = self.probe_now(&n.handle) {
+                        let _ = msaa::take_focus(&acc);
+                    }
+                    // A text field takes a click safely where accessibility gave no focus.
+                    if !settle(|| {
+                        now(&n.handle).is_some_and(|m| m.states.contains(States::FOCUSED))
+                    }) {
+                        let (x, y) = center(n)?;
+                        input::click(x, y, Button::Left, 1, &[])?;
+                    }
+                    if !settle(|| {
+                        now(&n.handle).is_some_and(|m| m.states.contains(States::FOCUSED))
+                    }) {
+                        return Err(Error::new(
+                            ErrorCode::NotInteractable,
+                            format!(
+                                "{} \"{}\" would not take the focus, so nothing was typed",
+                                n.role, n.name
+                            ),
+                        )
+                        .suggest("Click it first, then type"));
+                    }
                 }
-                let combo = if *replace { "ctrl+a" } else { "ctrl+end" };
-                input::press(&[desktop_core::keys::Combo::parse(combo)?])?;
+                let norm = |v: &str| v.replace("\r\n", "\n").replace('\r', "\n");
+                let before = now(&n.handle).and_then(|m| m.value).unwrap_or_default();
+                // Select all and delete to replace (so empty text empties the field), else
+                // the caret to the end.
+                let keys = if *replace {
+                    "ctrl+a backspace"
+                } else {
+                    "ctrl+end"
+                };
+                let combos: Vec<_> = keys
+                    .split(' ')
+                    .map(desktop_core::keys::Combo::parse)
+                    .collect::<Result<_>>()?;
+                input::press(&combos)?;
                 input::type_text(text, *delay)?;
-                let want = text.replace("\r\n", "\n");
-                let seen = n.is_secure()
-                    || settle(|| {
-                        now(&n.handle).and_then(|m| m.value).is_some_and(|v| {
-                            v.replace("\r\n", "\n")
-                                .contains(want.trim_end_matches('\n'))
-                        })
-                    });
                 if n.is_secure() {
                     // A password box's text is never read: what was sent is all that is known.
-                    Ok((Route::Input, Effect::Unverifiable))
-                } else if seen {
+                    return Ok((Route::Input, Effect::Unverifiable));
+                }
+                // The field holds exactly what it held plus the text (or the text alone).
+                let expect = if *replace {
+                    norm(text)
+                } else {
+                    norm(&before) + &norm(text)
+                };
+                if settle(|| {
+                    now(&n.handle)
+                        .and_then(|m| m.value)
+                        .is_some_and(|v| norm(&v) == expect)
+                        || (expect.is_empty() && now(&n.handle).is_some_and(|m| m.value.is_none()))
+                }) {
                     Ok((Route::Input, Effect::Confirmed))
                 } else {
                     Err(failed(format!(

@@ -13,6 +13,7 @@ use windows::Win32::System::Variant::{VARIANT, VT_DISPATCH, VT_I4};
 use windows::Win32::UI::Accessibility::{
     AccessibleChildren, AccessibleObjectFromWindow, IAccessible, WindowFromAccessibleObject,
 };
+use windows::Win32::UI::WindowsAndMessaging::PostMessageW;
 
 /// The id that names an accessible object itself rather than one of its simple children.
 pub const CHILDID_SELF: i32 = 0;
@@ -48,21 +49,28 @@ fn vt_i4(v: &VARIANT) -> Option<i32> {
     unsafe { (v.vt() == VT_I4).then(|| v.Anonymous.Anonymous.Anonymous.lVal) }
 }
 
-/// The window behind an accessible object, and the object to ask: its client object where
-/// the window object answers nothing.
+/// The object to ask for a child `AccessibleChildren` gave, and the window it is the
+/// object of: a window object (Windows answers it as role "window", Wine answers nothing)
+/// is replaced by that window's client object, which holds the control; any other object
+/// has no window of its own (it would inherit its container's class and style).
 fn settle(acc: IAccessible) -> (IAccessible, Option<HWND>) {
+    const ROLE_SYSTEM_WINDOW: i32 = 0x09;
     let mut hwnd = HWND::default();
     // SAFETY: `hwnd` is a valid out-pointer.
     if unsafe { WindowFromAccessibleObject(&acc, Some(&mut hwnd)) }.is_err() || hwnd.is_invalid() {
         return (acc, None);
     }
     // SAFETY: a live object; asking its role has no preconditions.
-    if unsafe { acc.get_accRole(&me(CHILDID_SELF)) }.is_err() {
-        if let Ok(c) = client(hwnd) {
-            return (c, Some(hwnd));
-        }
+    let role = unsafe { acc.get_accRole(&me(CHILDID_SELF)) }
+        .ok()
+        .and_then(|v| vt_i4(&v));
+    match role {
+        None | Some(ROLE_SYSTEM_WINDOW) => match client(hwnd) {
+            Ok(c) => (c, Some(hwnd)),
+            Err(_) => (acc, None),
+        },
+        Some(_) => (acc, None),
     }
-    (acc, Some(hwnd))
 }
 
 /// An element's children.
@@ -130,44 +138,13 @@ fn button_check(hwnd: HWND) -> Option<u32> {
     (ok.0 != 0).then_some(res as u32)
 }
 
-/// One element's properties (children empty).
+/// One element's properties (children empty). A password box's value is never asked for:
+/// its state and its window's style are read first.
 pub fn props(e: &Acc) -> Props {
+    const ES_PASSWORD: u32 = 0x20;
     let c = me(e.child);
     let acc = &e.acc;
-    // SAFETY: calls on a live object with a valid child variant; failures leave defaults.
-    let (name, value, description, role, state) = unsafe {
-        (
-            acc.get_accName(&c)
-                .map(|b| b.to_string())
-                .unwrap_or_default(),
-            acc.get_accValue(&c).ok().map(|b: BSTR| b.to_string()),
-            acc.get_accDescription(&c)
-                .map(|b| b.to_string())
-                .unwrap_or_default(),
-            acc.get_accRole(&c)
-                .ok()
-                .and_then(|v| vt_i4(&v))
-                .unwrap_or(0),
-            acc.get_accState(&c)
-                .ok()
-                .and_then(|v| vt_i4(&v))
-                .unwrap_or(0) as u32,
-        )
-    };
-    let (mut x, mut y, mut w, mut h) = (0, 0, 0, 0);
-    // SAFETY: valid out-pointers.
-    let location = unsafe { acc.accLocation(&mut x, &mut y, &mut w, &mut h, &c) }
-        .ok()
-        .map(|()| (x, y, w, h));
-    let mut p = Props {
-        role,
-        name,
-        value,
-        description,
-        state,
-        location,
-        ..Props::default()
-    };
+    let mut p = Props::default();
     if let Some(hwnd) = e.hwnd {
         p.class = class_of(hwnd);
         // SAFETY: reading a window's style.
@@ -176,7 +153,49 @@ pub fn props(e: &Acc) -> Props {
             p.check = button_check(hwnd);
         }
     }
+    // SAFETY: calls on a live object with a valid child variant; failures leave defaults.
+    unsafe {
+        p.role = acc
+            .get_accRole(&c)
+            .ok()
+            .and_then(|v| vt_i4(&v))
+            .unwrap_or(0);
+        p.state = acc
+            .get_accState(&c)
+            .ok()
+            .and_then(|v| vt_i4(&v))
+            .unwrap_or(0) as u32;
+        p.name = acc
+            .get_accName(&c)
+            .map(|b| b.to_string())
+            .unwrap_or_default();
+        p.description = acc
+            .get_accDescription(&c)
+            .map(|b| b.to_string())
+            .unwrap_or_default();
+    }
+    let edit = p.class.eq_ignore_ascii_case("edit");
+    let secret =
+        p.state & crate::props::state::PROTECTED != 0 || (edit && p.style & ES_PASSWORD != 0);
+    if !secret {
+        // SAFETY: as above.
+        p.value = unsafe { acc.get_accValue(&c) }
+            .ok()
+            .map(|b: BSTR| b.to_string());
+    }
+    let (mut x, mut y, mut w, mut h) = (0, 0, 0, 0);
+    // SAFETY: valid out-pointers.
+    p.location = unsafe { acc.accLocation(&mut x, &mut y, &mut w, &mut h, &c) }
+        .ok()
+        .map(|()| (x, y, w, h));
     p
+}
+
+/// Gives the element the keyboard focus (`accSelect` with `SELFLAG_TAKEFOCUS`).
+pub fn take_focus(e: &Acc) -> windows::core::Result<()> {
+    const SELFLAG_TAKEFOCUS: i32 = 0x1;
+    // SAFETY: a live object and its child id.
+    unsafe { e.acc.accSelect(SELFLAG_TAKEFOCUS, &me(e.child)) }
 }
 
 /// The element at `path` below a window's client object.
@@ -237,4 +256,24 @@ pub fn default_action(e: &Acc) -> String {
 pub fn set_value(e: &Acc, value: &str) -> windows::core::Result<()> {
     // SAFETY: as above, with a BSTR holding the value.
     unsafe { e.acc.put_accValue(&me(e.child), &BSTR::from(value)) }
+}
+
+/// Presses a Win32 push button the way its own keyboard handling does (`BM_CLICK`, posted:
+/// a button that opens a modal dialog would not return before the dialog closes). Where
+/// MSAA has no default action (Wine), this beats synthetic mouse input: it needs neither the
+/// pointer nor the foreground. `false` when the element is not such a button.
+pub fn click_button(e: &Acc) -> bool {
+    const BM_CLICK: u32 = 0x00F5;
+    let Some(hwnd) = e.hwnd else { return false };
+    if e.child != CHILDID_SELF || !class_of(hwnd).eq_ignore_ascii_case("button") {
+        return false;
+    }
+    // SAFETY: reading a window's style.
+    let style = unsafe { GetWindowLongW(hwnd, GWL_STYLE) } as u32;
+    // Push buttons only (BS_PUSHBUTTON, BS_DEFPUSHBUTTON): a check box toggles on click.
+    if style & 0xF > 1 {
+        return false;
+    }
+    // SAFETY: a message without pointers to a window of another thread.
+    unsafe { PostMessageW(Some(hwnd), BM_CLICK, WPARAM(0), LPARAM(0)) }.is_ok()
 }

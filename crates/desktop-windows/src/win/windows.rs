@@ -7,9 +7,10 @@ use windows::Win32::Foundation::{CloseHandle, HWND, LPARAM, RECT, TRUE};
 use windows::Win32::System::Threading::{
     OpenProcess, QueryFullProcessImageNameW, PROCESS_NAME_WIN32, PROCESS_QUERY_LIMITED_INFORMATION,
 };
+use windows::Win32::UI::Input::KeyboardAndMouse::IsWindowEnabled;
 use windows::Win32::UI::WindowsAndMessaging::{
-    EnumWindows, GetClassNameW, GetForegroundWindow, GetSystemMetrics, GetWindowRect,
-    GetWindowTextW, GetWindowThreadProcessId, IsWindowVisible, SetForegroundWindow,
+    EnumWindows, GetClassNameW, GetForegroundWindow, GetSystemMetrics, GetWindow, GetWindowRect,
+    GetWindowTextW, GetWindowThreadProcessId, IsWindowVisible, SetForegroundWindow, GW_OWNER,
     SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN, SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN,
 };
 
@@ -23,6 +24,8 @@ pub struct Top {
     /// The executable's name without `.exe` (`notepad`).
     pub program: String,
     pub rect: (i32, i32, i32, i32),
+    /// A dialog whose owner window is disabled while it shows: input goes here first.
+    pub modal: bool,
 }
 
 unsafe extern "system" fn collect(h: HWND, lp: LPARAM) -> BOOL {
@@ -102,6 +105,9 @@ pub fn list() -> Vec<Top> {
         let mut r = RECT::default();
         // SAFETY: as above.
         let _ = unsafe { GetWindowRect(h, &mut r) };
+        // SAFETY: queries on window handles.
+        let modal = unsafe { GetWindow(h, GW_OWNER) }
+            .is_ok_and(|owner| !owner.is_invalid() && !unsafe { IsWindowEnabled(owner) }.as_bool());
         out.push(Top {
             hwnd: v as u64,
             title,
@@ -109,6 +115,7 @@ pub fn list() -> Vec<Top> {
             pid,
             program: program(pid),
             rect: (r.left, r.top, r.right - r.left, r.bottom - r.top),
+            modal,
         });
     }
     out
