@@ -324,6 +324,21 @@ pub fn set_value(el: &AXUIElement, text: &str, number: Option<f64>) -> Result<()
     check(err)
 }
 
+/// Selects `len` UTF-16 units of a text element's text from `location` (`AXSelectedTextRange`):
+/// the caret at the end with `len` 0, everything from 0. Typing then replaces or appends
+/// without key shortcuts, whose letters depend on the keyboard layout.
+pub fn select_range(el: &AXUIElement, location: isize, len: isize) -> Result<(), AXError> {
+    let mut r = objc2_core_foundation::CFRange {
+        location,
+        length: len,
+    };
+    // SAFETY: an AXValue of type CFRange made from a CFRange.
+    let v = unsafe { AXValue::new(AXValueType::CFRange, NonNull::from(&mut r).cast()) }
+        .ok_or(AXError::Failure)?;
+    // SAFETY: AXSelectedTextRange takes an AXValue(CFRange).
+    check(unsafe { el.set_attribute_value(&cfstr("AXSelectedTextRange"), &v) })
+}
+
 /// Runs one of the element's actions (`AXPress`, `AXRaise`, `AXIncrement`, ...).
 pub fn perform(el: &AXUIElement, action: &str) -> Result<(), AXError> {
     let name = CFString::from_str(action);

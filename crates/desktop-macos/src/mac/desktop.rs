@@ -732,14 +732,23 @@ impl MacDesktop {
             ax::string(el, "AXValue").ok().flatten()
         };
         // Select all to replace (and delete, so empty text empties the field); else the
-        // caret to the end (Cmd+Down in fields and text views).
-        let keys = if replace {
-            "cmd+a backspace"
+        // caret to the end. Through AXSelectedTextRange: a shortcut's letter depends on
+        // the keyboard layout (Cmd+A is Cmd+Q on AZERTY). Keys only where that is refused.
+        let len = before.unwrap_or(0.0) as isize;
+        let selected = if replace {
+            ax::select_range(el, 0, len)
         } else {
-            "cmd+down"
+            ax::select_range(el, len, 0)
+        };
+        let keys = match (selected.is_ok(), replace) {
+            (true, true) => "backspace",
+            (true, false) => "",
+            (false, true) => "cmd+a backspace",
+            (false, false) => "cmd+down",
         };
         let combos: Vec<_> = keys
             .split(' ')
+            .filter(|k| !k.is_empty())
             .map(desktop_core::keys::Combo::parse)
             .collect::<Result<_>>()?;
         input::press(&combos)?;
