@@ -76,9 +76,10 @@ pub struct Attrs {
     pub children: Vec<Attrs>,
 }
 
-/// An element's address: the app's pid, the window's index in the app's `AXWindows`, and
-/// the child indices from the window down (`501/0/3.1.0`). Resolving it walks the same
-/// indices and checks the element still has the recorded role and name.
+/// An element's address: the app's pid, its window's id in the window server (stable while
+/// the app's `AXWindows` reorder as windows are raised), and the child indices from the
+/// window down (`501/4711/3.1.0`). Resolving it finds that window's AX element again, walks
+/// the same indices and checks the element still has the recorded role and name.
 pub fn handle(pid: u32, window: usize, path: &[usize]) -> Handle {
     let steps: Vec<String> = path.iter().map(usize::to_string).collect();
     Handle::new(format!("{pid}/{window}/{}", steps.join(".")))

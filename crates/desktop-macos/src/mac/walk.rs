@@ -32,7 +32,7 @@ struct State {
     cut: Option<String>,
 }
 
-/// Walks the window element `root` (index `window` in its app's `AXWindows`).
+/// Walks the window element `root` (the window server's window `window`, as handles name it).
 pub fn window(root: &Element, pid: u32, window: usize, budget: Budget) -> Result<Walked> {
     let mut st = State {
         pid,
