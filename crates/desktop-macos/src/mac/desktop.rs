@@ -389,7 +389,9 @@ impl Desktop for MacDesktop {
 
     async fn find(&self, scope: &Target, element: &Wanted) -> Result<Found> {
         let (_, node, id, _) = self.aimed(scope, element).await?;
-        let window_id = self.resolve(scope).await.ok().and_then(|w| w.id);
+        // The element's own window (its handle carries the window server's id), not the
+        // focused one: a capture of the element raises that window.
+        let window_id = attrs::parse_handle(&node.handle).map(|(_, wid, _)| wid as u64);
         Ok(Found {
             id,
             role: node.role,
@@ -839,9 +841,14 @@ impl MacDesktop {
 /// Polls `check` until it says yes (or gives up after about a second): apps apply an
 /// action on their own run loop, after the call returned.
 fn settle(mut check: impl FnMut() -> Option<bool>) -> bool {
+    // Bounded by the clock too: each check may wait the messaging timeout on a hung app.
+    let deadline = Instant::now() + Duration::from_secs(2);
     for i in 0..20 {
         if check() == Some(true) {
             return true;
+        }
+        if Instant::now() >= deadline {
+            break;
         }
         std::thread::sleep(Duration::from_millis(if i < 5 { 10 } else { 50 }));
     }
