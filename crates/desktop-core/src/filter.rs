@@ -3,7 +3,7 @@
 //! exclude-subtree). They run in the order the reader needs: structural filters before the
 //! backend fetches bounds and values, spatial and text filters after.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::node::{Node, Rect, States};
 use crate::role::{Role, SHORT_NAMES};
 
@@ -173,6 +173,39 @@ pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
         });
     }
     nodes
+}
+
+/// The one element of `nodes` (at any depth) whose name contains `text` (case-insensitive;
+/// the whole name with `exact`), of `role` when given: how backends that read whole windows
+/// find an element named by text. None is `ELEMENT_NOT_FOUND`, several `AMBIGUOUS_TARGET`.
+pub fn named(nodes: &[Node], text: &str, role: Option<&Role>, exact: bool) -> Result<Node> {
+    let lower = text.to_lowercase();
+    let mut hits = Vec::new();
+    for n in nodes {
+        n.walk(&mut |x| {
+            let name_ok = if exact {
+                x.name == text
+            } else {
+                x.name.to_lowercase().contains(&lower)
+            };
+            if name_ok && role.is_none_or(|r| &x.role == r) {
+                hits.push(x.clone());
+            }
+        });
+    }
+    match hits.len() {
+        1 => Ok(hits.remove(0)),
+        0 => Err(Error::new(
+            ErrorCode::ElementNotFound,
+            format!("no element named {text:?}"),
+        )
+        .suggest("Read the window to see what it holds")),
+        n => Err(Error::new(
+            ErrorCode::AmbiguousTarget,
+            format!("{n} elements match {text:?}"),
+        )
+        .suggest("Add --role or --exact, or read and use an id")),
+    }
 }
 
 /// Text that tells an agent where it is and what happened, kept by `-i` although nothing

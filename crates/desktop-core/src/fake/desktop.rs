@@ -51,30 +51,8 @@ impl FakeDesktop {
                     let s = self.state.borrow();
                     s.windows[s.open_index(&window)?].tree.clone()
                 };
-                let mut hits = Vec::new();
-                for n in &tree {
-                    n.walk(&mut |x| {
-                        let name_ok = if *exact {
-                            x.name == *text
-                        } else {
-                            x.name.to_lowercase().contains(&text.to_lowercase())
-                        };
-                        if name_ok && role.as_ref().is_none_or(|r| &x.role == r) {
-                            hits.push(x.clone());
-                        }
-                    });
-                }
-                match hits.len() {
-                    1 => Ok((hits.remove(0), window.id)),
-                    0 => Err(Error::new(
-                        ErrorCode::ElementNotFound,
-                        format!("no element named {text:?}"),
-                    )),
-                    n => Err(Error::new(
-                        ErrorCode::AmbiguousTarget,
-                        format!("{n} elements match {text:?}"),
-                    )),
-                }
+                let n = crate::filter::named(&tree, text, role.as_ref(), *exact)?;
+                Ok((n, window.id))
             }
         }
     }

@@ -10,6 +10,7 @@ use crate::geometry::{self, RawDisplay};
 use crate::windows::pair;
 use desktop_core::action::{Acted, ActionResult, Effect, ElementState, Route};
 use desktop_core::backend::{Display, Found, NoMemo};
+use desktop_core::filter;
 use desktop_core::refs::{self, Probe, RefMap, WindowRefs};
 use desktop_core::request::{Action, ActionRequest, Aim, Button, Element as Wanted};
 use desktop_core::shot::Capture;
@@ -206,39 +207,11 @@ impl MacDesktop {
                     ..Filters::default()
                 };
                 let data = self.read(scope, &filters).await?;
-                let mut hits = Vec::new();
-                for n in &data.elements {
-                    n.walk(&mut |x| {
-                        let name_ok = if *exact {
-                            x.name == *text
-                        } else {
-                            x.name.to_lowercase().contains(&text.to_lowercase())
-                        };
-                        if name_ok && role.as_ref().is_none_or(|r| &x.role == r) {
-                            hits.push(x.clone());
-                        }
-                    });
-                }
-                match hits.len() {
-                    1 => {
-                        let n = hits.remove(0);
-                        let (el, node) = self.read_one(&n.handle)?.ok_or_else(|| {
-                            Error::new(ErrorCode::StaleRef, "the element went away")
-                                .suggest("Try again")
-                        })?;
-                        Ok((el, node, None, false))
-                    }
-                    0 => Err(Error::new(
-                        ErrorCode::ElementNotFound,
-                        format!("no element named {text:?}"),
-                    )
-                    .suggest("Read the window to see what it holds")),
-                    n => Err(Error::new(
-                        ErrorCode::AmbiguousTarget,
-                        format!("{n} elements match {text:?}"),
-                    )
-                    .suggest("Add --role or --exact, or read and use an id")),
-                }
+                let n = filter::named(&data.elements, text, role.as_ref(), *exact)?;
+                let (el, node) = self.read_one(&n.handle)?.ok_or_else(|| {
+                    Error::new(ErrorCode::StaleRef, "the element went away").suggest("Try again")
+                })?;
+                Ok((el, node, None, false))
             }
         }
     }

@@ -7,6 +7,7 @@ use super::{capture, input, msaa, windows as sys};
 use crate::props::{self, Props};
 use desktop_core::action::{Acted, ActionResult, Effect, ElementState, Route};
 use desktop_core::backend::{Display, Found, NoChanges, NoMemo};
+use desktop_core::filter;
 use desktop_core::refs::{self, Probe, RefMap, WindowRefs};
 use desktop_core::request::{Action, ActionRequest, Aim, Button, Element as Wanted};
 use desktop_core::shot::Capture;
@@ -96,32 +97,8 @@ impl WinDesktop {
                     ..Filters::default()
                 };
                 let data = self.read(scope, &f).await?;
-                let mut hits = Vec::new();
-                for n in &data.elements {
-                    n.walk(&mut |x| {
-                        let ok = if *exact {
-                            x.name == *text
-                        } else {
-                            x.name.to_lowercase().contains(&text.to_lowercase())
-                        };
-                        if ok && role.as_ref().is_none_or(|r| &x.role == r) {
-                            hits.push(x.clone());
-                        }
-                    });
-                }
-                match hits.len() {
-                    1 => Ok((hits.remove(0), None, false)),
-                    0 => Err(Error::new(
-                        ErrorCode::ElementNotFound,
-                        format!("no element named {text:?}"),
-                    )
-                    .suggest("Read the window to see what it holds")),
-                    n => Err(Error::new(
-                        ErrorCode::AmbiguousTarget,
-                        format!("{n} elements match {text:?}"),
-                    )
-                    .suggest("Add --role or --exact, or read and use an id")),
-                }
+                let n = filter::named(&data.elements, text, role.as_ref(), *exact)?;
+                Ok((n, None, false))
             }
         }
     }
