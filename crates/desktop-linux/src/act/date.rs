@@ -227,6 +227,13 @@ async fn segments(
     Ok(out)
 }
 
+/// The number a segment shows now.
+async fn shows(bus: &Bus, segment: &Node) -> std::result::Result<u32, CallError> {
+    let (o, p) = (segment.handle.owner(), segment.handle.path());
+    let v: OwnedValue = bus.property(o, p, VALUE, "CurrentValue").await?;
+    Ok(f64::try_from(v).ok().map_or(0, |v| v.round() as u32))
+}
+
 impl LinuxDesktop {
     /// Replaces a one-text date (see [`one_text_date`]) as a person does: each part
     /// selected in turn (found in the text as it is then) and its digits typed over it.
@@ -347,19 +354,22 @@ impl LinuxDesktop {
             kb.type_text(&fill.keys, std::time::Duration::ZERO)?;
             drop(kb);
             self.consumed(live.window_id, &live.app)?;
+            // The segment is seen to show its part before the next is focused: keys reach
+            // the page on another channel than focus requests, and a request that overtakes
+            // them would send this segment's last digits (or the next one's first) astray.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(1000);
+            while shows(&live.bus, node).await.map_err(err)? != fill.shows
+                && std::time::Instant::now() < deadline
+            {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
         }
         // Every segment read back, until all show their part (the page takes each in turn).
         let deadline = std::time::Instant::now() + std::time::Duration::from_millis(1500);
         let shown = loop {
             let mut shown = Vec::new();
             for (_, node) in &segments {
-                let (so, sp) = (node.handle.owner(), node.handle.path());
-                let v: OwnedValue = live
-                    .bus
-                    .property(so, sp, VALUE, "CurrentValue")
-                    .await
-                    .map_err(err)?;
-                shown.push(f64::try_from(v).ok().map_or(0, |v| v.round() as u32));
+                shown.push(shows(&live.bus, node).await.map_err(err)?);
             }
             let done = shown.iter().zip(&plan).all(|(s, f)| *s == f.shows);
             if done || std::time::Instant::now() >= deadline {
