@@ -1,6 +1,7 @@
 //! Points and pixels. AX, CGEvent and window bounds work in points, in one space whose
 //! origin is the top-left of the main display (a display left of or above it has negative
-//! coordinates); captures are in pixels, 2 per point on a Retina display. Pure arithmetic.
+//! coordinates); captures are in pixels, 2 per point on a Retina display, and a capture
+//! spanning displays is put together from each display's piece. Pure arithmetic.
 
 use desktop_core::backend::Display;
 use desktop_core::Rect;
@@ -43,7 +44,8 @@ pub fn displays(raw: &[RawDisplay]) -> Vec<Display> {
     out
 }
 
-/// The scale of the display holding most of `area` (a capture is taken at that scale).
+/// The scale of the display holding most of `area`: a capture is taken at that scale, the
+/// pieces of other displays it spans scaled to it (the contract gives a capture one scale).
 pub fn scale_at(displays: &[Display], area: Rect) -> f64 {
     displays
         .iter()
@@ -54,13 +56,68 @@ pub fn scale_at(displays: &[Display], area: Rect) -> f64 {
 }
 
 fn overlap(a: Rect, b: Rect) -> i64 {
-    let w = (a.x + a.w).min(b.x + b.w) - a.x.max(b.x);
-    let h = (a.y + a.h).min(b.y + b.h) - a.y.max(b.y);
-    if w > 0 && h > 0 {
-        i64::from(w) * i64::from(h)
-    } else {
-        0
+    a.intersection(&b)
+        .map_or(0, |r| i64::from(r.w) * i64::from(r.h))
+}
+
+/// One display's share of a capture: the points it shows of the area (in the global space)
+/// and where its pixels go in the output image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    /// Index of the display in the list given to [`layout`].
+    pub display: usize,
+    /// The part of the area on that display, in global points.
+    pub source: Rect,
+    /// The piece's top-left pixel in the output.
+    pub at: (u32, u32),
+    /// The piece's size in output pixels (the display's own pixels scaled to the output's).
+    pub size: (u32, u32),
+}
+
+/// How a capture of `area` at `scale` pixels per point is put together from the displays
+/// (their bounds in points) it touches: the output's size in pixels and one piece per
+/// display overlapping the area. Each piece's edges are the area's edges scaled and rounded
+/// the same way, so neighbouring displays meet without a gap or an overlap of pixels; what
+/// lies between or beside displays is on none and stays black. Mirrored displays (the same
+/// bounds) give the same pixels twice, which paint over each other harmlessly.
+pub fn layout(displays: &[Rect], area: Rect, scale: f64) -> ((u32, u32), Vec<Piece>) {
+    // Pixels from the area's origin to a global coordinate `v` along one axis.
+    let px = |v: i64, origin: i32, max: u32| -> u32 {
+        let p = ((v - i64::from(origin)) as f64 * scale).round();
+        p.clamp(0.0, f64::from(max)) as u32
+    };
+    let edge = |units: i32| -> u32 {
+        (f64::from(units.max(0)) * scale)
+            .round()
+            .clamp(0.0, f64::from(u32::MAX)) as u32
+    };
+    let size = (edge(area.w), edge(area.h));
+    if !(scale.is_finite() && scale > 0.0) || size.0 == 0 || size.1 == 0 {
+        return ((0, 0), Vec::new());
     }
+    let pieces = displays
+        .iter()
+        .enumerate()
+        .filter_map(|(display, d)| {
+            let source = d.intersection(&area)?;
+            let (x0, y0) = (
+                px(i64::from(source.x), area.x, size.0),
+                px(i64::from(source.y), area.y, size.1),
+            );
+            let (x1, y1) = (
+                px(source.right(), area.x, size.0),
+                px(source.bottom(), area.y, size.1),
+            );
+            // A sliver thinner than half an output pixel has nothing to show.
+            (x1 > x0 && y1 > y0).then_some(Piece {
+                display,
+                source,
+                at: (x0, y0),
+                size: (x1 - x0, y1 - y0),
+            })
+        })
+        .collect();
+    (size, pieces)
 }
 
 #[cfg(test)]
@@ -90,6 +147,83 @@ mod tests {
         assert_eq!(scale_at(&d, Rect::new(100, 100, 400, 400)), 2.0);
         // Off every display: one pixel a point.
         assert_eq!(scale_at(&d, Rect::new(5000, 5000, 10, 10)), 1.0);
+    }
+
+    #[test]
+    fn an_area_inside_one_display_is_one_piece() {
+        let displays = [
+            Rect::new(0, 0, 1512, 982),
+            Rect::new(-1920, -180, 1920, 1080),
+        ];
+        let (size, pieces) = layout(&displays, Rect::new(10, 10, 100, 50), 2.0);
+        assert_eq!(size, (200, 100));
+        assert_eq!(
+            pieces,
+            vec![Piece {
+                display: 0,
+                source: Rect::new(10, 10, 100, 50),
+                at: (0, 0),
+                size: (200, 100),
+            }]
+        );
+    }
+
+    #[test]
+    fn the_whole_screen_takes_every_display_at_its_place() {
+        // A plain display left of and above a Retina main one, captured at scale 1.
+        let displays = [
+            Rect::new(0, 0, 1512, 982),
+            Rect::new(-1920, -180, 1920, 1080),
+        ];
+        let screen = Rect::new(-1920, -180, 3432, 1162);
+        let (size, pieces) = layout(&displays, screen, 1.0);
+        assert_eq!(size, (3432, 1162));
+        assert_eq!(pieces.len(), 2);
+        assert_eq!(pieces[0].source, Rect::new(0, 0, 1512, 982));
+        assert_eq!((pieces[0].at, pieces[0].size), ((1920, 180), (1512, 982)));
+        assert_eq!(pieces[1].source, Rect::new(-1920, -180, 1920, 1080));
+        assert_eq!((pieces[1].at, pieces[1].size), ((0, 0), (1920, 1080)));
+    }
+
+    #[test]
+    fn neighbouring_pieces_meet_without_a_gap_at_any_scale() {
+        let displays = [Rect::new(0, 0, 1001, 700), Rect::new(1001, 0, 999, 700)];
+        for scale in [1.0, 1.5, 2.0, 0.37, 3.0] {
+            let (size, pieces) = layout(&displays, Rect::new(500, 100, 1001, 300), scale);
+            assert_eq!(pieces.len(), 2, "scale {scale}");
+            let (a, b) = (pieces[0], pieces[1]);
+            assert_eq!(a.at.0, 0);
+            assert_eq!(a.at.0 + a.size.0, b.at.0, "scale {scale}");
+            assert_eq!(b.at.0 + b.size.0, size.0, "scale {scale}");
+            assert_eq!((a.size.1, b.size.1), (size.1, size.1));
+        }
+    }
+
+    #[test]
+    fn what_no_display_holds_has_no_piece() {
+        let displays = [Rect::new(0, 0, 800, 600)];
+        // Partly off the display: the piece is the part on it, the rest stays black.
+        let (size, pieces) = layout(&displays, Rect::new(700, 500, 200, 200), 2.0);
+        assert_eq!(size, (400, 400));
+        assert_eq!(pieces[0].source, Rect::new(700, 500, 100, 100));
+        assert_eq!((pieces[0].at, pieces[0].size), ((0, 0), (200, 200)));
+        // Off every display, empty, or at a scale that makes no sense: nothing.
+        assert!(layout(&displays, Rect::new(5000, 0, 10, 10), 1.0)
+            .1
+            .is_empty());
+        assert_eq!(
+            layout(&displays, Rect::new(0, 0, 0, 10), 1.0),
+            ((0, 0), vec![])
+        );
+        assert_eq!(
+            layout(&displays, Rect::new(0, 0, 10, 10), f64::NAN).0,
+            (0, 0)
+        );
+        assert_eq!(layout(&displays, Rect::new(0, 0, 10, 10), -1.0).0, (0, 0));
+        // Extreme coordinates do not overflow.
+        let far = Rect::new(i32::MAX - 5, i32::MAX - 5, i32::MAX, i32::MAX);
+        assert!(layout(&displays, far, 2.0).1.is_empty());
+        assert_eq!(scale_at(&[], far), 1.0);
     }
 
     #[test]

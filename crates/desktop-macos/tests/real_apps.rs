@@ -324,6 +324,23 @@ fn a_window_is_captured_at_its_display_scale() {
     });
 }
 
+/// The whole screen (every display, however many the runner has) comes as one image of the
+/// global space, at the scale of the display holding most of it.
+#[test]
+fn the_whole_screen_is_captured_across_displays() {
+    run(async {
+        let d = desk().await;
+        let screen = d.screen().expect("a screen");
+        let shot = d.capture(screen).await.unwrap();
+        assert_eq!(shot.origin, (screen.x, screen.y));
+        let want = desktop_macos::geometry::scale_at(&d.displays(), screen);
+        assert_eq!(shot.scale, want);
+        let px = |units: i32| (f64::from(units) * want).round() as u32;
+        assert_eq!(shot.image.dimensions(), (px(screen.w), px(screen.h)));
+        assert_eq!(shot.area(), screen);
+    });
+}
+
 /// The contract's conformance suite on a Safari page whose buttons insert, remove and fill.
 struct SafariStage(MacDesktop);
 

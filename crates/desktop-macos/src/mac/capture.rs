@@ -1,13 +1,16 @@
 //! Pixels through ScreenCaptureKit (macOS 14+; the CG window-list capture is obsolete from
-//! the macOS 15 SDK on): a screen area from the display holding it, at that display's pixel
-//! scale, or one window's own pixels even when covered. The completion handlers run on
+//! the macOS 15 SDK on): a screen area from every display it touches, put together in the
+//! global space at one scale (`geometry::layout`), or one window's own pixels even when
+//! covered. The completion handlers run on
 //! ScreenCaptureKit's queue and hand their result over a channel, waited for with a bound.
 #![allow(unsafe_code)]
 
+use crate::geometry;
 use crate::permissions::{self, Permission};
 use block2::RcBlock;
 use desktop_core::shot::Capture;
 use desktop_core::{Error, ErrorCode, Rect, Result};
+use image::imageops::{self, FilterType};
 use image::RgbImage;
 use objc2::rc::Retained;
 use objc2::{available, AllocAnyThread};
@@ -19,7 +22,7 @@ use objc2_screen_capture_kit::{
 };
 use std::ptr::NonNull;
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// ScreenCaptureKit's objects are not `Send`; they only cross to this thread, which is
 /// the one that asked and the only one that uses them.
@@ -72,12 +75,24 @@ fn content() -> Result<Retained<SCShareableContent>> {
     }
 }
 
-fn shoot(filter: &SCContentFilter, config: &SCStreamConfiguration) -> Result<CFRetained<CGImage>> {
+/// The image a screenshot's completion handler hands over (`None` when it failed).
+type Shot = Option<Handed<CFRetained<CGImage>>>;
+
+/// A screenshot asked for and not yet answered. The block is kept until the answer came
+/// (the framework copies it as well; keeping ours costs nothing and leans on nothing).
+struct Pending {
+    rx: mpsc::Receiver<Shot>,
+    _done: RcBlock<dyn Fn(*mut CGImage, *mut NSError)>,
+}
+
+/// Asks for one screenshot; it is taken on ScreenCaptureKit's queue while others are asked.
+fn start(filter: &SCContentFilter, config: &SCStreamConfiguration) -> Pending {
     let (tx, rx) = mpsc::channel();
-    let done = RcBlock::new(move |img: *mut CGImage, _e: *mut NSError| {
-        // SAFETY: a valid (or null) image lent to the handler; retained to keep it.
-        let _ = tx.send(NonNull::new(img).map(|i| Handed(unsafe { CFRetained::retain(i) })));
-    });
+    let done: RcBlock<dyn Fn(*mut CGImage, *mut NSError)> =
+        RcBlock::new(move |img: *mut CGImage, _e: *mut NSError| {
+            // SAFETY: a valid (or null) image lent to the handler; retained to keep it.
+            let _ = tx.send(NonNull::new(img).map(|i| Handed(unsafe { CFRetained::retain(i) })));
+        });
     // SAFETY: valid filter and configuration; the block outlives the call.
     unsafe {
         SCScreenshotManager::captureImageWithFilter_configuration_completionHandler(
@@ -86,7 +101,13 @@ fn shoot(filter: &SCContentFilter, config: &SCStreamConfiguration) -> Result<CFR
             Some(&done),
         )
     };
-    match rx.recv_timeout(WAIT) {
+    Pending { rx, _done: done }
+}
+
+/// The answer to a screenshot, waited for until `deadline`.
+fn finish(p: Pending, deadline: Instant) -> Result<CFRetained<CGImage>> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    match p.rx.recv_timeout(left) {
         Ok(Some(i)) => Ok(i.0),
         Ok(None) => Err(
             Error::new(ErrorCode::ActionFailed, "the screen capture failed")
@@ -96,18 +117,26 @@ fn shoot(filter: &SCContentFilter, config: &SCStreamConfiguration) -> Result<CFR
     }
 }
 
+fn shoot(filter: &SCContentFilter, config: &SCStreamConfiguration) -> Result<CFRetained<CGImage>> {
+    finish(start(filter, config), Instant::now() + WAIT)
+}
+
 /// A CGImage's pixels as RGB (ScreenCaptureKit gives 32-bit BGRA, little-endian).
 fn rgb(img: &CGImage) -> Result<RgbImage> {
     let (w, h) = (CGImage::width(Some(img)), CGImage::height(Some(img)));
     let row = CGImage::bytes_per_row(Some(img));
     let bad = || Error::internal("the captured image has an unexpected pixel format");
-    if CGImage::bits_per_pixel(Some(img)) != 32 {
+    // A row too short for its pixels (or none at all) is not an image we can read.
+    if CGImage::bits_per_pixel(Some(img)) != 32 || row < w.saturating_mul(4) || row == 0 {
         return Err(bad());
     }
+    let (Ok(w32), Ok(h32)) = (u32::try_from(w), u32::try_from(h)) else {
+        return Err(bad());
+    };
     let data =
         CGDataProvider::data(CGImage::data_provider(Some(img)).as_deref()).ok_or_else(bad)?;
     let bytes = data.to_vec();
-    let mut out = RgbImage::new(w as u32, h as u32);
+    let mut out = RgbImage::new(w32, h32);
     for (y, line) in bytes.chunks(row).take(h).enumerate() {
         for (x, px) in line.chunks_exact(4).take(w).enumerate() {
             out.put_pixel(x as u32, y as u32, image::Rgb([px[2], px[1], px[0]]));
@@ -116,59 +145,76 @@ fn rgb(img: &CGImage) -> Result<RgbImage> {
     Ok(out)
 }
 
-/// `area` (points) from the display that holds most of it, at that display's scale.
+/// `area` (points) at `scale` pixels a point: every display it touches gives its piece (at
+/// once: the screenshots are asked for together and waited for with one bound), each scaled
+/// to `scale` by ScreenCaptureKit and put at its place in one image of the global space.
+/// What lies on no display stays black.
 pub fn area(area: Rect, scale: f64) -> Result<Capture> {
     ready()?;
     let content = content()?;
     // SAFETY: reading the shareable content's display list.
-    let displays = unsafe { content.displays() };
-    let centre = (
-        f64::from(area.x) + f64::from(area.w) / 2.0,
-        f64::from(area.y) + f64::from(area.h) / 2.0,
-    );
-    let display = displays
+    let displays: Vec<_> = unsafe { content.displays() }.iter().collect();
+    // SAFETY: each display's frame, in points of the global space.
+    let frames: Vec<CGRect> = displays.iter().map(|d| unsafe { d.frame() }).collect();
+    let bounds: Vec<Rect> = frames
         .iter()
-        .find(|d| {
-            // SAFETY: a display's frame, in points.
-            let f = unsafe { d.frame() };
-            centre.0 >= f.origin.x
-                && centre.0 < f.origin.x + f.size.width
-                && centre.1 >= f.origin.y
-                && centre.1 < f.origin.y + f.size.height
-        })
-        .or_else(|| displays.iter().next())
-        .ok_or_else(|| Error::new(ErrorCode::ActionFailed, "no display to capture"))?;
-    // SAFETY: as above.
-    let frame = unsafe { display.frame() };
-    let empty: Retained<NSArray<SCWindow>> = NSArray::new();
-    // SAFETY: a display of the current content, no windows excluded.
-    let filter = unsafe {
-        SCContentFilter::initWithDisplay_excludingWindows(
-            SCContentFilter::alloc(),
-            &display,
-            &empty,
-        )
-    };
-    // SAFETY: configuring a fresh configuration object.
-    let config = unsafe { SCStreamConfiguration::new() };
-    let source = CGRect::new(
-        CGPoint::new(
-            f64::from(area.x) - frame.origin.x,
-            f64::from(area.y) - frame.origin.y,
-        ),
-        CGSize::new(f64::from(area.w), f64::from(area.h)),
-    );
-    unsafe {
-        config.setSourceRect(source);
-        config.setWidth((f64::from(area.w) * scale).round() as usize);
-        config.setHeight((f64::from(area.h) * scale).round() as usize);
-        config.setShowsCursor(false);
+        .map(|f| geometry::rect(f.origin.x, f.origin.y, f.size.width, f.size.height))
+        .collect();
+    let ((width, height), pieces) = geometry::layout(&bounds, area, scale);
+    if pieces.is_empty() {
+        return Err(Error::invalid_args(format!(
+            "the area {},{} {}x{} shows no part of any display",
+            area.x, area.y, area.w, area.h
+        ))
+        .suggest("Capture an area on the screen; list the displays with doctor"));
     }
-    let img = shoot(&filter, &config)?;
+    let empty: Retained<NSArray<SCWindow>> = NSArray::new();
+    let pending: Vec<(geometry::Piece, Pending)> = pieces
+        .into_iter()
+        .map(|piece| {
+            let (display, frame) = (&displays[piece.display], frames[piece.display]);
+            // SAFETY: a display of the current content, no windows excluded.
+            let filter = unsafe {
+                SCContentFilter::initWithDisplay_excludingWindows(
+                    SCContentFilter::alloc(),
+                    display,
+                    &empty,
+                )
+            };
+            // SAFETY: configuring a fresh configuration object; the source rectangle is in
+            // the display's own points, from its top-left.
+            let config = unsafe { SCStreamConfiguration::new() };
+            let src = piece.source;
+            unsafe {
+                config.setSourceRect(CGRect::new(
+                    CGPoint::new(
+                        f64::from(src.x) - frame.origin.x,
+                        f64::from(src.y) - frame.origin.y,
+                    ),
+                    CGSize::new(f64::from(src.w), f64::from(src.h)),
+                ));
+                config.setWidth(piece.size.0 as usize);
+                config.setHeight(piece.size.1 as usize);
+                config.setShowsCursor(false);
+            }
+            (piece, start(&filter, &config))
+        })
+        .collect();
+    let deadline = Instant::now() + WAIT;
+    let mut out = RgbImage::new(width, height);
+    for (piece, p) in pending {
+        let shot = finish(p, deadline)?;
+        let mut img = rgb(&shot)?;
+        // ScreenCaptureKit may round a size its own way: the piece must fill its place.
+        if img.dimensions() != piece.size {
+            img = imageops::resize(&img, piece.size.0, piece.size.1, FilterType::Triangle);
+        }
+        imageops::replace(&mut out, &img, i64::from(piece.at.0), i64::from(piece.at.1));
+    }
     Ok(Capture {
         origin: (area.x, area.y),
         scale,
-        image: rgb(&img)?,
+        image: out,
     })
 }
 
