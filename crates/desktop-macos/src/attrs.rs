@@ -10,13 +10,15 @@ use serde::Deserialize;
 
 /// The attributes read for every element, in the order of one batched read. Its children
 /// come in a second, ranged read (`AXChildren` in the batch would be a table's every row).
-pub const BATCH: [&str; 14] = [
+/// `AXValue` is not here: a secure field's value must never be asked for, and an element's
+/// role is only known once this batch returns, so the value comes in a read of its own
+/// where [`wants_value`] says the element shows one and is not secure.
+pub const BATCH: [&str; 13] = [
     "AXRole",
     "AXSubrole",
     "AXTitle",
     "AXDescription",
     "AXHelp",
-    "AXValue",
     "AXPlaceholderValue",
     "AXEnabled",
     "AXFocused",
@@ -115,10 +117,36 @@ fn number(v: f64) -> String {
     }
 }
 
+/// Whether the element is a password field, by role or subrole (`AXSecureTextField`, as
+/// AppKit, WebKit and Chromium mark one; any other "secure" role or subrole counts too).
+pub fn secure(a: &Attrs) -> bool {
+    role(&a.role, a.subrole.as_deref()) == Role::Password
+        || a.role.contains("Secure")
+        || a.subrole.as_deref().is_some_and(|s| s.contains("Secure"))
+}
+
+/// Whether [`node`] uses the element's `AXValue`, judged from the batch (role, subrole,
+/// title, description): a label without a title (its words), a text field, a check box's
+/// or a tab's state, a slider's, stepper's, progress bar's or pop-up's value. Never for a
+/// secure field, whose value must not pass through this process. Everything else (groups,
+/// buttons, rows, cells, images, menus: most of a tree) is not asked for its value at all.
+pub fn wants_value(a: &Attrs) -> bool {
+    if secure(a) {
+        return false;
+    }
+    let r = role(&a.role, a.subrole.as_deref());
+    match r {
+        Role::Text => text(&a.title).is_empty() && text(&a.description).is_empty(),
+        Role::Tab | Role::Slider | Role::Spin | Role::Progress | Role::Combo => true,
+        Role::Web => false,
+        r => roles::value_is_state(&r) || roles::takes_text(&a.role),
+    }
+}
+
 /// The element itself (without children) as the core sees it.
 pub fn node(a: &Attrs, handle: Handle) -> Node {
     let r = role(&a.role, a.subrole.as_deref());
-    let secure = r == Role::Password;
+    let password = secure(a);
     let shown_text = |v: &Option<Value>| match v {
         Some(Value::Text(t)) => Some(t.clone()),
         Some(Value::Number(n)) => Some(number(*n)),
@@ -167,7 +195,11 @@ pub fn node(a: &Attrs, handle: Handle) -> Node {
         }
     }
     let mut value = None;
-    if r == Role::Tab {
+    if password {
+        // A password's value is never kept, whatever the app (or a dump) holds.
+        states.insert(States::SECURE | States::EDITABLE);
+        caps.insert(Caps::TEXT | Caps::EDITABLE_TEXT);
+    } else if r == Role::Tab {
         // A tab button's value says which tab is chosen: selected, as elsewhere.
         if matches!(a.value, Some(Value::Number(1.0)) | Some(Value::Bool(true))) {
             states.insert(States::SELECTED);
@@ -180,10 +212,6 @@ pub fn node(a: &Attrs, handle: Handle) -> Node {
             Some(Value::Bool(true)) => states.insert(States::CHECKED),
             _ => {}
         }
-    } else if secure {
-        // A password's value is never kept, whatever the app sent.
-        states.insert(States::SECURE | States::EDITABLE);
-        caps.insert(Caps::TEXT | Caps::EDITABLE_TEXT);
     } else if roles::takes_text(&a.role) {
         states.insert(States::EDITABLE);
         caps.insert(Caps::TEXT | Caps::EDITABLE_TEXT);
@@ -359,6 +387,53 @@ mod tests {
         assert_eq!(n.role, Role::Password);
         assert_eq!(n.value, None);
         assert!(n.is_secure());
+    }
+
+    #[test]
+    fn a_secure_field_is_never_asked_for_its_value() {
+        for json in [
+            r#"{"AXRole":"AXTextField","AXSubrole":"AXSecureTextField","AXTitle":"Password"}"#,
+            r#"{"AXRole":"AXSecureTextField"}"#,
+            r#"{"AXRole":"AXComboBox","AXSubrole":"AXSecureTextField"}"#,
+            r#"{"AXRole":"AXTextArea","AXSubrole":"AXSecureTextArea"}"#,
+        ] {
+            let a = attrs(json);
+            assert!(secure(&a) && !wants_value(&a), "{json}");
+            // What is seen as secure is shown as secure, without a value.
+            let mut with = a.clone();
+            with.value = Some(Value::Text("hunter2".into()));
+            let n = node(&with, Handle::default());
+            assert!(n.is_secure() && n.value.is_none(), "{json}");
+        }
+    }
+
+    #[test]
+    fn the_value_is_asked_for_only_where_it_shows() {
+        let wants = |json: &str| wants_value(&attrs(json));
+        assert!(wants(r#"{"AXRole":"AXTextField"}"#));
+        assert!(wants(
+            r#"{"AXRole":"AXTextField","AXSubrole":"AXSearchField"}"#
+        ));
+        assert!(wants(r#"{"AXRole":"AXTextArea"}"#));
+        assert!(wants(r#"{"AXRole":"AXStaticText"}"#));
+        assert!(wants(r#"{"AXRole":"AXCheckBox","AXTitle":"Wrap"}"#));
+        assert!(wants(
+            r#"{"AXRole":"AXRadioButton","AXSubrole":"AXTabButton"}"#
+        ));
+        assert!(wants(r#"{"AXRole":"AXSlider"}"#));
+        assert!(wants(r#"{"AXRole":"AXPopUpButton"}"#));
+        // A label with a title is named by it; the rest show no value.
+        assert!(!wants(r#"{"AXRole":"AXStaticText","AXTitle":"Name"}"#));
+        for role in [
+            "AXButton",
+            "AXGroup",
+            "AXRow",
+            "AXCell",
+            "AXImage",
+            "AXWebArea",
+        ] {
+            assert!(!wants(&format!(r#"{{"AXRole":"{role}"}}"#)), "{role}");
+        }
     }
 
     #[test]

@@ -574,3 +574,40 @@ fn login_read_i_in_full() {
 "#;
     assert_eq!(t, want);
 }
+
+/// Over every element of every recorded dump: `AXValue` is asked for only where the node
+/// uses it (without it the node comes out the same), and never of a password field.
+#[test]
+fn values_are_asked_for_only_where_they_show_and_never_of_a_password() {
+    fn each(a: &Attrs, f: &mut impl FnMut(&Attrs)) {
+        f(a);
+        for c in &a.children {
+            each(c, f);
+        }
+    }
+    let (mut secure, mut asked, mut all) = (0, 0, 0);
+    for name in ["finder", "safari", "settings", "login"] {
+        each(&load(name), &mut |a| {
+            let mut bare = a.clone();
+            bare.children.clear();
+            let full = attrs::node(&bare, Handle::default());
+            all += 1;
+            if attrs::secure(a) {
+                secure += 1;
+                assert!(!attrs::wants_value(a), "{a:?}");
+            }
+            if attrs::wants_value(a) {
+                asked += 1;
+            } else {
+                bare.value = None;
+                assert_eq!(attrs::node(&bare, Handle::default()), full, "{a:?}");
+            }
+        });
+    }
+    // Safari's and the login dialog's password fields; most elements cost no second call.
+    assert!(secure >= 2, "{secure} secure fields");
+    assert!(
+        asked * 2 < all,
+        "{asked} of {all} elements asked for their value"
+    );
+}

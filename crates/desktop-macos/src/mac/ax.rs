@@ -1,10 +1,11 @@
 //! The AX API, thinly: one element's attributes in one batched read (decoded into
-//! [`Attrs`], its children as elements), single attributes, setting them, actions, and the
-//! messaging timeout that bounds every call to an app. Every `unsafe` of the backend's
+//! [`Attrs`]; its value apart, never a secure field's; its children in a ranged read),
+//! single attributes, setting them, actions, and the messaging timeout that bounds every
+//! call to an app. Every `unsafe` of the backend's
 //! accessibility calls is here, each a documented AX function called as its header says.
 #![allow(unsafe_code)]
 
-use crate::attrs::{Attrs, Value, BATCH};
+use crate::attrs::{self, Attrs, Value, BATCH};
 use desktop_core::{Error, ErrorCode};
 use objc2_application_services::{
     AXCopyMultipleAttributeOptions, AXError, AXUIElement, AXValue, AXValueType,
@@ -126,8 +127,9 @@ pub struct Read {
     pub child_count: usize,
 }
 
-/// Reads [`BATCH`] of `el` in one call (a failed attribute is just absent), then at most
-/// `max_children` of its children in a second, ranged one.
+/// Reads [`BATCH`] of `el` in one call (a failed attribute is just absent), its `AXValue`
+/// where it shows one and is not secure, then at most `max_children` of its children in a
+/// ranged read.
 pub fn read(el: &AXUIElement, max_children: usize) -> Result<Read, AXError> {
     let names: Vec<CFRetained<CFString>> = BATCH.iter().map(|a| cfstr(a)).collect();
     let names = CFArray::from_retained_objects(&names);
@@ -173,14 +175,6 @@ pub fn read(el: &AXUIElement, max_children: usize) -> Result<Read, AXError> {
             "AXFocused" => attrs.focused = b(),
             "AXSelected" => attrs.selected = b(),
             "AXExpanded" => attrs.expanded = b(),
-            "AXValue" => {
-                attrs.value = match &raw {
-                    Raw::Str(s) => Some(Value::Text(s.clone())),
-                    Raw::Num(n) => Some(Value::Number(*n)),
-                    Raw::Bool(b) => Some(Value::Bool(*b)),
-                    _ => None,
-                }
-            }
             "AXPosition" => {
                 if let Raw::Point(p) = raw {
                     attrs.position = Some((p.x, p.y));
@@ -194,12 +188,37 @@ pub fn read(el: &AXUIElement, max_children: usize) -> Result<Read, AXError> {
             _ => {}
         }
     }
+    // The value in a call of its own, only where the element shows one and is not secure:
+    // AX has no read of one attribute depending on another, and the role is known only now.
+    // Most elements (groups, buttons, rows, cells) stay at one call; a password never
+    // crosses into this process.
+    if attrs::wants_value(&attrs) {
+        attrs.value = value(el)?;
+    }
     let (children, child_count) = children(el, max_children)?;
     Ok(Read {
         attrs,
         children,
         child_count,
     })
+}
+
+/// `AXValue` as text, a number or a boolean. Callers ask only where [`attrs::wants_value`]
+/// allows it; an attribute the element lacks or refuses is no value, while a hung or gone
+/// app is the error the batch would have given.
+fn value(el: &AXUIElement) -> Result<Option<Value>, AXError> {
+    match copy(el, "AXValue") {
+        Ok(v) => Ok(match decode(&v) {
+            Raw::Str(s) => Some(Value::Text(s)),
+            Raw::Num(n) => Some(Value::Number(n)),
+            Raw::Bool(b) => Some(Value::Bool(b)),
+            _ => None,
+        }),
+        Err(e @ (AXError::CannotComplete | AXError::InvalidUIElement | AXError::APIDisabled)) => {
+            Err(e)
+        }
+        Err(_) => Ok(None),
+    }
 }
 
 /// At most `max` of an element's children, and how many it has: one ranged read, and a

@@ -701,11 +701,7 @@ impl MacDesktop {
                 .and_then(|s| s.parse::<f64>().ok())
         };
         let before = count(el);
-        let before_text = if n.is_secure() {
-            None
-        } else {
-            ax::string(el, "AXValue").ok().flatten()
-        };
+        let before_text = field_text(el, n);
         // Select all to replace (and delete, so empty text empties the field); else the
         // caret to the end. Through AXSelectedTextRange: a shortcut's letter depends on
         // the keyboard layout (Cmd+A is Cmd+Q on AZERTY). Keys only where that is refused.
@@ -744,7 +740,7 @@ impl MacDesktop {
                 Some(now == expect)
             } else {
                 // The field holds exactly what it held plus the text (or the text alone).
-                let v = norm(ax::string(el, "AXValue").ok().flatten().unwrap_or_default());
+                let v = norm(field_text(el, n).unwrap_or_default());
                 let expect = if replace {
                     typed_text.clone()
                 } else {
@@ -809,6 +805,15 @@ impl MacDesktop {
             ))
         }
     }
+}
+
+/// A text field's text as it is now; never asked of a secure field (its length tells how
+/// typing went there), so a password does not pass through this process.
+fn field_text(el: &Element, n: &Node) -> Option<String> {
+    if n.is_secure() {
+        return None;
+    }
+    ax::string(el, "AXValue").ok().flatten()
 }
 
 /// Polls `check` until it says yes (or gives up after about a second): apps apply an
