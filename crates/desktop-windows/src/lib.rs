@@ -6,6 +6,7 @@ pub mod keys;
 pub mod props;
 pub mod roles;
 pub mod typing;
+pub mod uia;
 
 #[cfg(windows)]
 mod win;

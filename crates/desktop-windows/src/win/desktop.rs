@@ -1,20 +1,21 @@
-//! `WinDesktop`: the contract on Windows through MSAA and Win32 (the path that also runs
-//! under Wine). Windows from `EnumWindows`; trees read on a worker thread bounded by the
-//! call timeout; ids resolved by the core (`refs`) through hwnd-rooted handles; actions
-//! through the element's default action or `SendInput`, each read back afterwards.
+//! `WinDesktop`: the contract on Windows. Windows from `EnumWindows`; a window's tree read
+//! through UI Automation in one cached call, or through MSAA where UI Automation is absent
+//! or gives nothing (old Win32 apps, Wine); every call into an app on a worker thread
+//! bounded by the call timeout, and never into the program hosting us; ids resolved by the
+//! core (`refs`) through handles; actions in `act`.
 
-use super::{capture, input, msaa, windows as sys};
-use crate::props::{self, Props};
+use super::{act, capture, element, input, msaa, windows as sys};
+use crate::props;
 use desktop_core::action::{Acted, ActionResult, Effect, ElementState, Route};
 use desktop_core::backend::{Display, Found, NoChanges, NoMemo};
 use desktop_core::filter;
 use desktop_core::refs::{self, Probe, RefMap, WindowRefs};
-use desktop_core::request::{Action, ActionRequest, Aim, Button, Element as Wanted};
+use desktop_core::request::{Action, ActionRequest, Aim, Element as Wanted};
 use desktop_core::shot::Capture;
 use desktop_core::windows::ByTitle;
 use desktop_core::{
     pipeline, AppInfo, AppList, Desktop, Error, ErrorCode, Filters, Handle, Node, ReadData, Rect,
-    Result, Role, States, Target, WindowInfo, WindowList,
+    Result, Target, WindowInfo, WindowList,
 };
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -61,24 +62,49 @@ impl WinDesktop {
         }
     }
 
-    /// The element a handle names now, with its properties.
-    fn probe_now(&self, h: &Handle) -> Option<(msaa::Acc, Node)> {
-        let (hwnd, path) = props::parse_handle(h)?;
-        let acc = msaa::follow(sys::hwnd(hwnd), &path)?;
-        let node = props::node(&msaa::props(&acc), h.clone());
-        Some((acc, node))
+    /// Runs `f` on a worker thread of COM's multithreaded apartment and waits for it at
+    /// most `wait`: calls into a hung app cost a timeout, never a hang (the thread is left
+    /// to its call).
+    fn bounded<T: Send + 'static>(
+        &self,
+        app: &str,
+        wait: Duration,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            super::com_init();
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(wait).map_err(|_| {
+            Error::new(
+                ErrorCode::AppUnresponsive,
+                format!("{app} did not answer within {} ms", wait.as_millis()),
+            )
+            .suggest("The app may be busy or hung: wait, or raise --call-timeout")
+        })
     }
 
-    /// Brings a top-level window to the front and checks that it got there.
-    fn front(&self, hwnd: u64) -> Result<()> {
-        sys::set_foreground(hwnd);
-        let deadline = Instant::now() + Duration::from_millis(500);
-        while sys::foreground() != hwnd {
-            if Instant::now() > deadline {
-                return Err(Error::new(ErrorCode::NotInteractable, "the window would not come to the front, so nothing was typed")
-                    .suggest("Windows keeps another program in front: click the window first, or focus it with focus"));
-            }
-            std::thread::sleep(Duration::from_millis(20));
+    /// The element a handle names now, read on a worker thread.
+    async fn probe_now(&self, h: &Handle) -> Result<Option<Node>> {
+        self.not_our_host(element::top_of(h))?;
+        let h = h.clone();
+        self.bounded("the app", self.timeout * 2, move || {
+            element::probe(&h).map(|l| l.node)
+        })
+    }
+
+    /// Refuses a window of a program that hosts this one (the terminal or editor that ran
+    /// us): it waits for our answer, so a call into it could wait for ever (a peer
+    /// deadlocked an editor this way until Windows killed it).
+    fn not_our_host(&self, hwnd: u64) -> Result<()> {
+        let pid = sys::pid_of(hwnd);
+        if pid != 0 && sys::ancestors().contains(&pid) {
+            return Err(Error::new(
+                ErrorCode::NotInteractable,
+                "desktop-cli runs inside this program: reading it could hang them both",
+            )
+            .suggest("Take a screenshot of it instead, or run desktop-cli from another program"));
         }
         Ok(())
     }
@@ -106,7 +132,7 @@ impl WinDesktop {
 
 impl Probe for WinDesktop {
     async fn probe(&self, handle: &Handle) -> Result<Option<Node>> {
-        Ok(self.probe_now(handle).map(|(_, n)| n))
+        self.probe_now(handle).await
     }
 
     async fn current_tree(&self, refs: &WindowRefs) -> Result<Vec<Node>> {
@@ -124,43 +150,6 @@ impl Probe for WinDesktop {
         };
         Ok(self.read_window(window, &f, None).await?.elements)
     }
-}
-
-fn center(n: &Node) -> Result<(i32, i32)> {
-    let b = n.bounds.filter(|b| b.w > 0 && b.h > 0).ok_or_else(|| {
-        Error::new(
-            ErrorCode::NotInteractable,
-            format!("{} \"{}\" has no place on screen", n.role, n.name),
-        )
-        .suggest("Scroll it into view or open what holds it, then read again")
-    })?;
-    Ok((b.x + b.w / 2, b.y + b.h / 2))
-}
-
-fn usable(n: &Node) -> Result<()> {
-    if n.states.contains(States::DISABLED) {
-        return Err(Error::new(
-            ErrorCode::NotInteractable,
-            format!("{} \"{}\" is disabled", n.role, n.name),
-        )
-        .suggest("Wait until it is enabled, or act on another element"));
-    }
-    Ok(())
-}
-
-fn failed(what: String) -> Error {
-    Error::new(ErrorCode::ActionFailed, what).suggest("Read the window again to see its state")
-}
-
-/// Polls `check` for about a second: apps take input on their own message loop.
-fn settle(mut check: impl FnMut() -> bool) -> bool {
-    for i in 0..25 {
-        if check() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(if i < 5 { 10 } else { 40 }));
-    }
-    false
 }
 
 impl Desktop for WinDesktop {
@@ -207,40 +196,21 @@ impl Desktop for WinDesktop {
         let hwnd = window
             .id
             .ok_or_else(|| Error::new(ErrorCode::WindowNotFound, "the window has no handle"))?;
+        self.not_our_host(hwnd)?;
         let t = Instant::now();
-        // MSAA calls go to the app: on a worker thread of their own, so a hung app costs a
-        // timeout, never a hang.
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            super::com_init();
-            let _ = tx.send(msaa::dump(sys::hwnd(hwnd), MAX_ELEMENTS).map_err(|e| e.to_string()));
-        });
         let wait = (self.timeout * 4).max(Duration::from_secs(5));
-        let (top, cut): (Props, bool) = match rx.recv_timeout(wait) {
-            Ok(Ok(r)) => r,
-            Ok(Err(e)) => {
-                return Err(Error::new(
-                    ErrorCode::NotInteractable,
-                    format!("the window's accessibility object is not available: {e}"),
-                )
-                .suggest("Take a screenshot and act at points instead"))
-            }
-            Err(_) => {
-                return Err(Error::new(
-                    ErrorCode::AppUnresponsive,
-                    format!(
-                        "{} did not answer within {} ms",
-                        window.app,
-                        wait.as_millis()
-                    ),
-                )
-                .suggest("The app may be busy or hung: wait, or raise --call-timeout"))
-            }
-        };
+        let read = self.bounded(&window.app, wait, move || read_tree(hwnd))?;
+        let (children, cut, layer) = read.map_err(|e| {
+            Error::new(
+                ErrorCode::NotInteractable,
+                format!("the window's accessibility tree is not available: {e}"),
+            )
+            .suggest("Take a screenshot and act at points instead")
+        })?;
         let w = pipeline::Walked {
-            children: props::tree(hwnd, &top),
+            children,
             incomplete: cut.then(|| format!("more than {MAX_ELEMENTS} elements")),
-            timing: vec![("walk", t.elapsed().as_secs_f64() * 1000.0)],
+            timing: vec![(layer, t.elapsed().as_secs_f64() * 1000.0)],
             window,
         };
         pipeline::finish(w, filters, self.screen(), async |_| Ok(())).await
@@ -248,7 +218,7 @@ impl Desktop for WinDesktop {
 
     async fn find(&self, scope: &Target, element: &Wanted) -> Result<Found> {
         let (node, id, _) = self.aimed(scope, element).await?;
-        let window_id = props::parse_handle(&node.handle).map(|(h, _)| h);
+        let window_id = Some(element::top_of(&node.handle)).filter(|w| *w != 0);
         Ok(Found {
             id,
             role: node.role,
@@ -271,7 +241,12 @@ impl Desktop for WinDesktop {
             Aim::Element(e) => e,
         };
         let (node, id, rematched) = self.aimed(&request.scope, wanted).await?;
-        let (route, effect) = self.element_action(&node, &request.action)?;
+        self.not_our_host(element::top_of(&node.handle))?;
+        let (n, action) = (node.clone(), request.action.clone());
+        // Each action reads back for about a second at most, a few times.
+        let wait = self.timeout * 4 + Duration::from_secs(5);
+        let (route, effect, now) =
+            self.bounded("the app", wait, move || act::on_element(&n, &action))??;
         let mut r = ActionResult::new(name, route);
         r.effect = effect;
         r.id = id;
@@ -281,7 +256,7 @@ impl Desktop for WinDesktop {
             name: node.name.clone(),
             bounds: node.bounds,
         });
-        if let Some((_, now)) = self.probe_now(&node.handle) {
+        if let Some(now) = now {
             r.post_state = Some(ElementState::of(&now)).filter(|s| *s != ElementState::of(&node));
         }
         Ok(r)
@@ -354,7 +329,7 @@ impl Desktop for WinDesktop {
     }
 
     fn raise(&self, window_id: u64) -> Result<()> {
-        self.front(window_id)
+        act::front(window_id)
     }
 
     async fn capture(&self, area: Rect) -> Result<Capture> {
@@ -396,7 +371,7 @@ impl WinDesktop {
         w: &WindowInfo,
     ) -> Result<ActionResult> {
         let hwnd = w.id.unwrap_or_default();
-        self.front(hwnd)?;
+        act::front(hwnd)?;
         let mut r = ActionResult::new(name, Route::Input);
         match action {
             Action::Focus => {
@@ -421,226 +396,18 @@ impl WinDesktop {
         }
         Ok(r)
     }
+}
 
-    fn top_of(n: &Node) -> u64 {
-        props::parse_handle(&n.handle).map_or(0, |(h, _)| h)
-    }
-
-    fn element_action(&self, n: &Node, action: &Action) -> Result<(Route, Effect)> {
-        let now = |h: &Handle| self.probe_now(h).map(|(_, m)| m);
-        match action {
-            Action::Click {
-                button,
-                count,
-                modifiers,
-            } => {
-                usable(n)?;
-                if *button == Button::Left && *count == 1 && modifiers.is_empty() {
-                    if let Some((acc, _)) = self.probe_now(&n.handle) {
-                        if msaa::do_default(&acc).is_ok() || msaa::click_button(&acc) {
-                            return Ok((Route::A11y, Effect::Unverifiable));
-                        }
-                    }
-                }
-                self.front(Self::top_of(n))?;
-                let (x, y) = center(n)?;
-                input::click(x, y, *button, *count, modifiers)?;
-                Ok((Route::Input, Effect::Unverifiable))
-            }
-            Action::Hover => {
-                let (x, y) = center(n)?;
-                input::move_to(x, y)?;
-                Ok((Route::Input, Effect::Unverifiable))
-            }
-            Action::Focus => {
-                self.front(Self::top_of(n))?;
-                // The focus through accessibility: a click would press a button or tick a box.
-                if let Some((acc, _)) = self.probe_now(&n.handle) {
-                    let _ = msaa::take_focus(&acc);
-                }
-                if settle(|| now(&n.handle).is_some_and(|m| m.states.contains(States::FOCUSED))) {
-                    Ok((Route::A11y, Effect::Confirmed))
-                } else {
-                    Err(failed(format!(
-                        "{} \"{}\" did not take the focus",
-                        n.role, n.name
-                    )))
-                }
-            }
-            Action::Type {
-                text,
-                replace,
-                delay,
-            } => {
-                usable(n)?;
-                if !n.states.contains(States::EDITABLE) {
-                    return Err(Error::new(
-                        ErrorCode::NotInteractable,
-                        format!("{} \"{}\" takes no text", n.role, n.name),
-                    )
-                    .suggest("Type into a text field"));
-                }
-                self.front(Self::top_of(n))?;
-                if !n.states.contains(States::FOCUSED) {
-                    if let Some((acc, _)) = self.probe_now(&n.handle) {
-                        let _ = msaa::take_focus(&acc);
-                    }
-                    // A text field takes a click safely where accessibility gave no focus.
-                    if !settle(|| {
-                        now(&n.handle).is_some_and(|m| m.states.contains(States::FOCUSED))
-                    }) {
-                        let (x, y) = center(n)?;
-                        input::click(x, y, Button::Left, 1, &[])?;
-                    }
-                    if !settle(|| {
-                        now(&n.handle).is_some_and(|m| m.states.contains(States::FOCUSED))
-                    }) {
-                        return Err(Error::new(
-                            ErrorCode::NotInteractable,
-                            format!(
-                                "{} \"{}\" would not take the focus, so nothing was typed",
-                                n.role, n.name
-                            ),
-                        )
-                        .suggest("Click it first, then type"));
-                    }
-                }
-                let norm = |v: &str| v.replace("\r\n", "\n").replace('\r', "\n");
-                let before = now(&n.handle).and_then(|m| m.value).unwrap_or_default();
-                // Select all and delete to replace (so empty text empties the field), else
-                // the caret to the end.
-                let keys = if *replace {
-                    "ctrl+a backspace"
-                } else {
-                    "ctrl+end"
-                };
-                let combos: Vec<_> = keys
-                    .split(' ')
-                    .map(desktop_core::keys::Combo::parse)
-                    .collect::<Result<_>>()?;
-                input::press(&combos)?;
-                input::type_text(text, *delay)?;
-                if n.is_secure() {
-                    // A password box's text is never read: what was sent is all that is known.
-                    return Ok((Route::Input, Effect::Unverifiable));
-                }
-                // The field holds exactly what it held plus the text (or the text alone).
-                let expect = if *replace {
-                    norm(text)
-                } else {
-                    norm(&before) + &norm(text)
-                };
-                if settle(|| {
-                    now(&n.handle)
-                        .and_then(|m| m.value)
-                        .is_some_and(|v| norm(&v) == expect)
-                        || (expect.is_empty() && now(&n.handle).is_some_and(|m| m.value.is_none()))
-                }) {
-                    Ok((Route::Input, Effect::Confirmed))
-                } else {
-                    Err(failed(format!(
-                        "the text did not appear in {} \"{}\"",
-                        n.role, n.name
-                    )))
-                }
-            }
-            Action::Press { combos } => {
-                self.front(Self::top_of(n))?;
-                input::press(combos)?;
-                Ok((Route::Input, Effect::Unverifiable))
-            }
-            Action::Scroll { direction, amount } => {
-                let (x, y) = center(n)?;
-                input::scroll(x, y, *direction, *amount)?;
-                Ok((Route::Input, Effect::Unverifiable))
-            }
-            Action::ScrollIntoView => Err(Error::new(
-                ErrorCode::ActionFailed,
-                "scrolling an element into view needs UI Automation, not wired yet",
-            )
-            .suggest("Scroll its list with scroll, then read again")),
-            Action::Drag { to } => {
-                let from = center(n)?;
-                let Aim::Point { x, y } = to else {
-                    return Err(
-                        Error::invalid_args("a drag ends at a point").suggest("Give --to-x/--to-y")
-                    );
-                };
-                input::drag(from, (*x, *y))?;
-                Ok((Route::Input, Effect::Unverifiable))
-            }
-            Action::SetValue { value } => {
-                usable(n)?;
-                if n.is_secure() {
-                    return Err(Error::new(
-                        ErrorCode::NotInteractable,
-                        "a password box's value is not set through accessibility",
-                    )
-                    .suggest("Type it with type --id"));
-                }
-                let (acc, _) = self
-                    .probe_now(&n.handle)
-                    .ok_or_else(|| failed("the element is gone".into()))?;
-                msaa::set_value(&acc, value).map_err(|e| {
-                    failed(format!("{} \"{}\" refused the value: {e}", n.role, n.name))
-                })?;
-                if settle(|| {
-                    now(&n.handle).and_then(|m| m.value).as_deref() == Some(value.as_str())
-                }) {
-                    Ok((Route::A11y, Effect::Confirmed))
-                } else {
-                    Err(failed(format!(
-                        "{} \"{}\" does not show {value:?} after setting it",
-                        n.role, n.name
-                    )))
-                }
-            }
-            Action::Toggle => {
-                usable(n)?;
-                if !matches!(
-                    n.role,
-                    Role::CheckBox | Role::Switch | Role::Toggle | Role::Radio
-                ) {
-                    return Err(Error::new(
-                        ErrorCode::NotInteractable,
-                        format!("{} \"{}\" is not a check box or toggle", n.role, n.name),
-                    )
-                    .suggest("Use click for other elements"));
-                }
-                let was = n.states.contains(States::CHECKED);
-                self.front(Self::top_of(n))?;
-                let (x, y) = center(n)?;
-                input::click(x, y, Button::Left, 1, &[])?;
-                if settle(|| {
-                    now(&n.handle).is_some_and(|m| m.states.contains(States::CHECKED) != was)
-                }) {
-                    Ok((Route::Input, Effect::Confirmed))
-                } else {
-                    Err(failed(format!(
-                        "{} \"{}\" did not change its state",
-                        n.role, n.name
-                    )))
-                }
-            }
-            Action::Named { name } => {
-                let (acc, _) = self
-                    .probe_now(&n.handle)
-                    .ok_or_else(|| failed("the element is gone".into()))?;
-                let default = msaa::default_action(&acc);
-                if default.is_empty() || !default.eq_ignore_ascii_case(name) {
-                    return Err(Error::new(
-                        ErrorCode::ElementNotFound,
-                        format!("{} \"{}\" has no action {name:?}", n.role, n.name),
-                    )
-                    .suggest(if default.is_empty() {
-                        "It has no action of its own: use click".to_string()
-                    } else {
-                        format!("Its action: {default}")
-                    }));
-                }
-                msaa::do_default(&acc).map_err(|e| failed(format!("the action failed: {e}")))?;
-                Ok((Route::A11y, Effect::Unverifiable))
+/// A window's tree, through UI Automation where it gives one, else through MSAA; whether
+/// it was cut, and which layer read it.
+fn read_tree(hwnd: u64) -> std::result::Result<(Vec<Node>, bool, &'static str), String> {
+    if let Some(uia) = element::client() {
+        if let Ok((top, cut)) = uia.dump(sys::hwnd(hwnd), MAX_ELEMENTS) {
+            if !top.children.is_empty() {
+                return Ok((crate::uia::tree(hwnd, &top), cut, "uia"));
             }
         }
     }
+    let (top, cut) = msaa::dump(sys::hwnd(hwnd), MAX_ELEMENTS).map_err(|e| e.to_string())?;
+    Ok((props::tree(hwnd, &top), cut, "msaa"))
 }

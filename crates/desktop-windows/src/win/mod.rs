@@ -2,9 +2,12 @@
 //! `windows` (top-level windows), `input` (`SendInput`), `clipboard`, `capture` (GDI), and
 //! `desktop` (the contract) with `system` (connecting, the doctor).
 
+pub mod act;
+pub mod automation;
 pub mod capture;
 pub mod clipboard;
 pub mod desktop;
+pub mod element;
 pub mod input;
 pub mod msaa;
 pub mod system;

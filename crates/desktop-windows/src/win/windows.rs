@@ -145,3 +145,53 @@ pub fn virtual_screen() -> (i32, i32, i32, i32) {
         )
     }
 }
+
+/// The process that owns a window (0 when the window is gone).
+pub fn pid_of(v: u64) -> u32 {
+    let mut pid = 0u32;
+    // SAFETY: a valid out-pointer; a stale handle leaves it 0.
+    unsafe { GetWindowThreadProcessId(hwnd(v), Some(&mut pid)) };
+    pid
+}
+
+/// The processes this one runs under (parent, its parent, …): the terminal or editor that
+/// hosts us waits on our answer, so it is never called into. Read once per command.
+pub fn ancestors() -> Vec<u32> {
+    use std::sync::OnceLock;
+    use windows::Win32::System::Diagnostics::ToolHelp::{
+        CreateToolhelp32Snapshot, Process32FirstW, Process32NextW, PROCESSENTRY32W,
+        TH32CS_SNAPPROCESS,
+    };
+    static ONCE: OnceLock<Vec<u32>> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let mut parent = std::collections::HashMap::new();
+        // SAFETY: a process snapshot walked with a correctly sized entry, then closed.
+        unsafe {
+            let Ok(snap) = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0) else {
+                return Vec::new();
+            };
+            let mut e = PROCESSENTRY32W {
+                dwSize: std::mem::size_of::<PROCESSENTRY32W>() as u32,
+                ..Default::default()
+            };
+            let mut ok = Process32FirstW(snap, &mut e).is_ok();
+            while ok {
+                parent.insert(e.th32ProcessID, e.th32ParentProcessID);
+                ok = Process32NextW(snap, &mut e).is_ok();
+            }
+            let _ = CloseHandle(snap);
+        }
+        let mut out = Vec::new();
+        let mut at = std::process::id();
+        // Parent ids are reused after a parent exits: a short, cycle-free chain only.
+        while let Some(&p) = parent.get(&at) {
+            if p == 0 || out.contains(&p) || out.len() > 16 {
+                break;
+            }
+            out.push(p);
+            at = p;
+        }
+        out
+    })
+    .clone()
+}
