@@ -65,7 +65,7 @@ fn cfstr(s: &'static str) -> CFRetained<CFString> {
     CFString::from_static_str(s)
 }
 
-/// What a batched read gave one attribute.
+/// What a read gave one attribute (lists of elements come through ranged reads instead).
 enum Raw {
     Missing,
     Str(String),
@@ -73,7 +73,6 @@ enum Raw {
     Num(f64),
     Point(CGPoint),
     Size(CGSize),
-    Elements(Vec<Element>),
 }
 
 fn decode(v: &CFType) -> Raw {
@@ -88,15 +87,6 @@ fn decode(v: &CFType) -> Raw {
     }
     if let Some(u) = v.downcast_ref::<CFURL>() {
         return Raw::Str(u.string().to_string());
-    }
-    if let Some(a) = v.downcast_ref::<CFArray>() {
-        // SAFETY: an untyped CFArray holds CFTypes; each is checked by downcast below.
-        let a: &CFArray<CFType> = unsafe { &*(a as *const CFArray).cast() };
-        return Raw::Elements(
-            a.iter()
-                .filter_map(|e| e.downcast::<AXUIElement>().ok())
-                .collect(),
-        );
     }
     let Some(ax) = v.downcast_ref::<AXValue>() else {
         return Raw::Missing;
@@ -221,34 +211,50 @@ fn value(el: &AXUIElement) -> Result<Option<Value>, AXError> {
     }
 }
 
-/// At most `max` of an element's children, and how many it has: one ranged read, and a
-/// count only when the range came back full.
-pub fn children(el: &AXUIElement, max: usize) -> Result<(Vec<Element>, usize), AXError> {
+/// Up to `max` elements of an array attribute from index `start`
+/// (`AXUIElementCopyAttributeValues`): the app hands over that range only, however many it
+/// holds, so a table of a million rows costs what its first rows cost. Empty where the
+/// attribute is absent or the range lies past its end.
+fn range(
+    el: &AXUIElement,
+    name: &CFString,
+    start: usize,
+    max: usize,
+) -> Result<Vec<Element>, AXError> {
+    let (Ok(start), Ok(max)) = (isize::try_from(start), isize::try_from(max)) else {
+        return Ok(Vec::new());
+    };
     if max == 0 {
-        return Ok((Vec::new(), 0));
+        return Ok(Vec::new());
     }
-    let name = cfstr("AXChildren");
     let mut out: *const CFArray = std::ptr::null();
     // SAFETY: `out` receives a +1 array of elements or stays null.
-    let err = unsafe { el.copy_attribute_values(&name, 0, max as isize, NonNull::from(&mut out)) };
+    let err = unsafe { el.copy_attribute_values(name, start, max, NonNull::from(&mut out)) };
     match err {
         AXError::Success => {}
         AXError::NoValue | AXError::AttributeUnsupported | AXError::IllegalArgument => {
-            return Ok((Vec::new(), 0))
+            return Ok(Vec::new())
         }
         e => return Err(e),
     }
     let Some(out) = NonNull::new(out as *mut CFArray<CFType>) else {
-        return Ok((Vec::new(), 0));
+        return Ok(Vec::new());
     };
     // SAFETY: returned +1 by a Copy function: we own it.
     let out = unsafe { CFRetained::from_raw(out) };
-    let list: Vec<Element> = out
+    Ok(out
         .iter()
         .filter_map(|e| e.downcast::<AXUIElement>().ok())
-        .collect();
+        .collect())
+}
+
+/// At most `max` of an element's children, and how many it has: one ranged read, and a
+/// count only when the range came back full.
+pub fn children(el: &AXUIElement, max: usize) -> Result<(Vec<Element>, usize), AXError> {
+    let name = cfstr("AXChildren");
+    let list = range(el, &name, 0, max)?;
     let mut total = list.len();
-    if total >= max {
+    if max > 0 && total >= max {
         let mut n: isize = 0;
         // SAFETY: `n` is a valid out-pointer.
         if unsafe { el.attribute_value_count(&name, NonNull::from(&mut n)) } == AXError::Success {
@@ -256,6 +262,20 @@ pub fn children(el: &AXUIElement, max: usize) -> Result<(Vec<Element>, usize), A
         }
     }
     Ok((list, total))
+}
+
+/// The child at `index` alone (a handle's step), asked for as a range of one: the app never
+/// hands over the rest of its children.
+pub fn child(el: &AXUIElement, index: usize) -> Result<Option<Element>, AXError> {
+    Ok(range(el, &cfstr("AXChildren"), index, 1)?
+        .into_iter()
+        .next())
+}
+
+/// An attribute holding elements (`AXWindows`), empty when absent: the first
+/// [`attrs::MAX_CHILDREN`] of them, as for children (no app shows more windows than that).
+pub fn elements(el: &AXUIElement, name: &'static str) -> Result<Vec<Element>, AXError> {
+    range(el, &cfstr(name), 0, attrs::MAX_CHILDREN)
 }
 
 /// One attribute's raw value (+1, adopted).
@@ -269,18 +289,6 @@ fn copy(el: &AXUIElement, name: &'static str) -> Result<CFRetained<CFType>, AXEr
     let out = NonNull::new(out as *mut CFType).ok_or(AXError::NoValue)?;
     // SAFETY: returned +1 by a Copy function.
     Ok(unsafe { CFRetained::from_raw(out) })
-}
-
-/// An attribute holding elements (`AXWindows`, `AXChildren`), empty when absent.
-pub fn elements(el: &AXUIElement, name: &'static str) -> Result<Vec<Element>, AXError> {
-    match copy(el, name) {
-        Ok(v) => Ok(match decode(&v) {
-            Raw::Elements(list) => list,
-            _ => Vec::new(),
-        }),
-        Err(AXError::NoValue | AXError::AttributeUnsupported) => Ok(Vec::new()),
-        Err(e) => Err(e),
-    }
 }
 
 /// An attribute holding one element (`AXFocusedWindow`, `AXFocusedUIElement`).

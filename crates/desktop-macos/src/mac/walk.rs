@@ -1,6 +1,7 @@
-//! Reading a window's tree: one batched attribute read per element, children from the same
-//! read, within a budget of elements and time so a huge tree (Electron, Xcode) costs a
-//! bounded time; an app that stops answering is `APP_UNRESPONSIVE` for its own commands.
+//! Reading a window's tree: one batched attribute read per element (and its value where it
+//! shows one), at most `MAX_CHILDREN` children in a ranged read, within a budget of elements
+//! and time so a huge tree (Electron, Xcode) costs a bounded time; an app that stops
+//! answering is `APP_UNRESPONSIVE` for its own commands.
 
 use super::ax::{self, Element};
 use crate::attrs::{self, Attrs};
@@ -121,11 +122,17 @@ fn unresponsive(e: AXError) -> Error {
 }
 
 /// The element at `path` below `root`, or `None` when the path no longer leads anywhere.
+/// Each step asks for that one child (a range of one), never a whole child list: a step
+/// through a huge table costs what a small one does.
 pub fn follow(root: &Element, path: &[usize]) -> std::result::Result<Option<Element>, AXError> {
     let mut at = root.clone();
     for &i in path {
-        let kids = ax::elements(&at, "AXChildren")?;
-        match kids.into_iter().nth(i) {
+        // Reads take at most MAX_CHILDREN children of an element, so no handle of ours
+        // steps past them: such a path was not made here.
+        if i >= attrs::MAX_CHILDREN {
+            return Ok(None);
+        }
+        match ax::child(&at, i)? {
             Some(k) => at = k,
             None => return Ok(None),
         }
