@@ -14,7 +14,7 @@ use std::ffi::c_void;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::{channel, Receiver, Sender};
 
 /// What is watched for: what changes a tree's content or its state.
 const NOTICES: [&str; 10] = [
@@ -30,9 +30,17 @@ const NOTICES: [&str; 10] = [
     "AXMenuOpened",
 ];
 
+/// Notices waiting to be taken. Every notice says the same ("the watched window changed":
+/// one handle, children changed), and any one waiting prompts a read that sees everything
+/// the others would have: so when this many wait, a new one is dropped, and a chatty app
+/// (a progress bar, a ticking clock) costs at most this much memory however long `observe`
+/// takes to read. More than one leaves room for the notices of a burst to land while
+/// `observe` is reading.
+const WAITING: usize = 32;
+
 /// The notices of one window's app, until dropped.
 pub struct MacChanges {
-    rx: UnboundedReceiver<Change>,
+    rx: Receiver<Change>,
     stop: Arc<AtomicBool>,
 }
 
@@ -53,7 +61,7 @@ impl Changes for MacChanges {
 
 /// What the callback needs: where to send, and which window the notices stand for.
 struct Sink {
-    tx: UnboundedSender<Change>,
+    tx: Sender<Change>,
     window: Handle,
 }
 
@@ -66,7 +74,9 @@ unsafe extern "C-unwind" fn on_notice(
     // SAFETY: `refcon` is the `Sink` the watching thread owns for as long as its run loop
     // (the only caller of this function) runs.
     let sink = unsafe { &*(refcon as *const Sink) };
-    let _ = sink.tx.send(Change {
+    // Never blocks the app's notices: full means a read is due anyway (see WAITING), and
+    // closed means nobody watches any more (the run loop stops on its next turn).
+    let _ = sink.tx.try_send(Change {
         handle: sink.window.clone(),
         children: true,
     });
@@ -75,7 +85,7 @@ unsafe extern "C-unwind" fn on_notice(
 /// Starts watching the app `pid` for the window `window`; `None` when the app takes no
 /// observer (then `observe` reads on its interval).
 pub fn watch(pid: u32, window: Handle) -> Option<MacChanges> {
-    let (tx, rx) = unbounded_channel();
+    let (tx, rx) = channel(WAITING);
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
     let stop = Arc::new(AtomicBool::new(false));
     let halt = stop.clone();
