@@ -203,11 +203,13 @@ pub fn node(e: &Element, handle: Handle) -> Node {
     } else {
         let shows = matches!(
             role,
-            Role::Input | Role::Combo | Role::Spin | Role::Web | Role::Cell | Role::Link
+            Role::Input | Role::Combo | Role::Spin | Role::Web | Role::Cell
         ) || (role == Role::Item && e.is_value_pattern_available);
+        // Windows ends lines with \r\n; a value reads as the text it shows.
         e.value_value
-            .clone()
+            .as_deref()
             .filter(|v| shows && !v.is_empty() && *v != e.name)
+            .map(|v| v.replace("\r\n", "\n"))
     };
     if role == Role::Web && value.is_some() {
         caps.insert(Caps::DOCUMENT);
@@ -265,14 +267,25 @@ pub fn merge_values(e: &mut Element, values: &std::collections::HashMap<Vec<i32>
     }
 }
 
-/// The tree below a window (the window element's children) from a cached read or a dump.
-pub fn tree(hwnd: u64, top: &Element) -> Vec<Node> {
-    fn build(hwnd: u64, e: &Element) -> Node {
+/// The tree below a window (the window element's children) from a cached read or a dump;
+/// each element's actions only where asked for (`read --actions`).
+pub fn tree(hwnd: u64, top: &Element, with_actions: bool) -> Vec<Node> {
+    fn build(hwnd: u64, e: &Element, with_actions: bool) -> Node {
         let mut n = node(e, handle(hwnd, &e.runtime_id));
-        n.children = e.children.iter().map(|c| build(hwnd, c)).collect();
+        if !with_actions {
+            n.actions.clear();
+        }
+        n.children = e
+            .children
+            .iter()
+            .map(|c| build(hwnd, c, with_actions))
+            .collect();
         n
     }
-    top.children.iter().map(|c| build(hwnd, c)).collect()
+    top.children
+        .iter()
+        .map(|c| build(hwnd, c, with_actions))
+        .collect()
 }
 
 #[cfg(test)]

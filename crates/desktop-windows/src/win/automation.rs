@@ -15,7 +15,7 @@ use windows::Win32::System::Variant::{VARIANT, VT_ARRAY, VT_BOOL, VT_BSTR, VT_I4
 use windows::Win32::UI::Accessibility::*;
 
 /// The properties every element brings, in one cached call.
-const PROPS: [UIA_PROPERTY_ID; 30] = [
+const PROPS: [UIA_PROPERTY_ID; 31] = [
     UIA_RuntimeIdPropertyId,
     UIA_ControlTypePropertyId,
     UIA_NamePropertyId,
@@ -46,6 +46,7 @@ const PROPS: [UIA_PROPERTY_ID; 30] = [
     UIA_IsTogglePatternAvailablePropertyId,
     UIA_IsSelectionItemPatternAvailablePropertyId,
     UIA_IsScrollItemPatternAvailablePropertyId,
+    UIA_IsTextPatternAvailablePropertyId,
 ];
 
 /// The UI Automation client of one worker thread.
@@ -162,7 +163,7 @@ fn record(e: &IUIAutomationElement) -> Element {
             .unwrap_or(false),
         is_scroll_item_pattern_available: b(UIA_IsScrollItemPatternAvailablePropertyId)
             .unwrap_or(false),
-        is_text_pattern_available: false,
+        is_text_pattern_available: b(UIA_IsTextPatternAvailablePropertyId).unwrap_or(false),
         runtime_id: get(UIA_RuntimeIdPropertyId)
             .map(|v| variant_ints(&v))
             .unwrap_or_default(),

@@ -199,7 +199,8 @@ impl Desktop for WinDesktop {
         self.not_our_host(hwnd)?;
         let t = Instant::now();
         let wait = (self.timeout * 4).max(Duration::from_secs(5));
-        let read = self.bounded(&window.app, wait, move || read_tree(hwnd))?;
+        let actions = filters.actions;
+        let read = self.bounded(&window.app, wait, move || read_tree(hwnd, actions))?;
         let (children, cut, layer) = read.map_err(|e| {
             Error::new(
                 ErrorCode::NotInteractable,
@@ -400,11 +401,14 @@ impl WinDesktop {
 
 /// A window's tree, through UI Automation where it gives one, else through MSAA; whether
 /// it was cut, and which layer read it.
-fn read_tree(hwnd: u64) -> std::result::Result<(Vec<Node>, bool, &'static str), String> {
+fn read_tree(
+    hwnd: u64,
+    actions: bool,
+) -> std::result::Result<(Vec<Node>, bool, &'static str), String> {
     if let Some(uia) = element::client() {
         if let Ok((top, cut)) = uia.dump(sys::hwnd(hwnd), MAX_ELEMENTS) {
             if !top.children.is_empty() {
-                return Ok((crate::uia::tree(hwnd, &top), cut, "uia"));
+                return Ok((crate::uia::tree(hwnd, &top, actions), cut, "uia"));
             }
         }
     }
