@@ -703,8 +703,9 @@ impl MacDesktop {
         let before = count(el);
         let before_text = field_text(el, n);
         // Select all to replace (and delete, so empty text empties the field); else the
-        // caret to the end. Through AXSelectedTextRange: a shortcut's letter depends on
-        // the keyboard layout (Cmd+A is Cmd+Q on AZERTY). Keys only where that is refused.
+        // caret to the end. Through AXSelectedTextRange: no key events at all, and no
+        // layout to read. Keys only where that is refused (press finds the key typing A on
+        // the current layout; off the main thread it would be the ANSI key).
         let len = before.unwrap_or(0.0) as isize;
         let selected = if replace {
             ax::select_range(el, 0, len)

@@ -164,10 +164,19 @@ fn key(code: u16, down: bool, flags: u64, text: Option<&[u16]>) -> Result<()> {
     Ok(())
 }
 
-/// Taps each combo in turn.
+/// Taps each combo in turn, a character on the key that types it on the current layout
+/// (read once for the whole call, and only when a combo names a character).
 pub fn press(combos: &[Combo]) -> Result<()> {
+    let needs_layout = combos
+        .iter()
+        .any(|c| matches!(c.key, desktop_core::keys::Key::Char(_)));
+    let layout = if needs_layout {
+        super::layout::current()
+    } else {
+        keys::Layout::default()
+    };
     for c in combos {
-        match keys::stroke(&c.modifiers, &c.key)? {
+        match keys::stroke(&layout, &c.modifiers, &c.key)? {
             Stroke::Code { code, flags } => {
                 key(code, true, flags, None)?;
                 // A modifier pressed alone comes up without its own flag, or the app would

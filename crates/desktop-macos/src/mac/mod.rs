@@ -1,8 +1,8 @@
 //! The system calls of the macOS backend, compiled on macOS alone: `ax` (the AX API),
 //! `walk` (a window's tree), `windows` (window server and AppKit), `input` (CGEvents),
-//! `capture` (ScreenCaptureKit), `clipboard` (NSPasteboard), `launch`, `observe` (AX
-//! observers' change notices), and `desktop`
-//! (the contract) with `system` (connecting, permissions, the doctor).
+//! `layout` (the keyboard layout's keys), `capture` (ScreenCaptureKit), `clipboard`
+//! (NSPasteboard), `launch`, `observe` (AX observers' change notices), and `desktop` (the
+//! contract) with `system` (connecting, permissions, the doctor).
 
 pub mod ax;
 pub mod capture;
@@ -10,6 +10,7 @@ pub mod clipboard;
 pub mod desktop;
 pub mod input;
 pub mod launch;
+pub mod layout;
 pub mod observe;
 pub mod system;
 pub mod walk;
