@@ -276,6 +276,28 @@ fn the_windows_exe_under_wine() {
         (!titles(&wine.ok(&["list"])).iter().any(|t| t == "Open")).then_some(())
     });
 
+    // The doctor's Windows checks answer from the system itself.
+    let doctor = wine.ok(&["doctor"]);
+    let check = |name: &str| {
+        doctor["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no check {name} in {doctor}"))
+    };
+    // Wine 8 registers no UI Automation class: reads go through MSAA, and the doctor says so.
+    let uia = check("ui-automation");
+    assert!(
+        uia["ok"] == true || uia["detail"].as_str().unwrap().contains("MSAA"),
+        "{uia}"
+    );
+    // Notepad is in front; the .exe declares per-monitor awareness as it starts.
+    for name in ["integrity", "foreground", "dpi"] {
+        assert_eq!(check(name)["ok"], true, "{}", check(name));
+    }
+
     // The clipboard: set by one process that exits, read by X and by another process.
     wine.ok(&["clipboard", "set", "from the exe ✓"]);
     assert_eq!(

@@ -5,6 +5,7 @@
 pub mod act;
 pub mod automation;
 pub mod capture;
+pub mod checks;
 pub mod clipboard;
 pub mod desktop;
 pub mod element;

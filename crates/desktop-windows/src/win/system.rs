@@ -91,6 +91,7 @@ impl System for WinSystem {
                 "Run desktop-cli in an interactive desktop session",
             )),
         }
+        checks.extend(super::checks::all());
         Diagnosis {
             checks,
             sandboxes: Vec::new(),
