@@ -200,6 +200,11 @@ impl Uia {
         Ok(Uia { auto })
     }
 
+    /// The client itself (for registering event handlers).
+    pub fn client(&self) -> &IUIAutomation {
+        &self.auto
+    }
+
     fn request(
         &self,
         props: &[UIA_PROPERTY_ID],

@@ -7,7 +7,7 @@
 use super::{act, capture, element, input, msaa, windows as sys};
 use crate::props;
 use desktop_core::action::{Acted, ActionResult, Effect, ElementState, Route};
-use desktop_core::backend::{Display, Found, NoChanges, NoMemo};
+use desktop_core::backend::{Display, Found, NoMemo};
 use desktop_core::filter;
 use desktop_core::refs::{self, Probe, RefMap, WindowRefs};
 use desktop_core::request::{Action, ActionRequest, Aim, Element as Wanted};
@@ -154,7 +154,7 @@ impl Probe for WinDesktop {
 
 impl Desktop for WinDesktop {
     type Memo = NoMemo;
-    type Changes = NoChanges;
+    type Changes = super::events::WinChanges;
 
     async fn apps(&self) -> Result<AppList> {
         let all = self.all();
@@ -308,9 +308,10 @@ impl Desktop for WinDesktop {
         }
     }
 
-    async fn changes(&self, _window: &WindowInfo) -> Option<NoChanges> {
-        // UIA events are not wired yet: observe and wait read on their interval.
-        None
+    async fn changes(&self, window: &WindowInfo) -> Option<super::events::WinChanges> {
+        let hwnd = window.id?;
+        self.not_our_host(hwnd).ok()?;
+        super::events::watch(hwnd, window.handle.clone()?, self.timeout * 2)
     }
 
     fn displays(&self) -> Vec<Display> {

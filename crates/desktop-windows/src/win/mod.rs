@@ -9,6 +9,7 @@ pub mod checks;
 pub mod clipboard;
 pub mod desktop;
 pub mod element;
+pub mod events;
 pub mod input;
 pub mod msaa;
 pub mod system;
