@@ -338,6 +338,20 @@ impl Desktop for WinDesktop {
         capture::area(area)
     }
 
+    async fn capture_window(&self, window: &WindowInfo) -> Result<Option<Capture>> {
+        let (Some(hwnd), Some(r)) = (window.id, window.bounds) else {
+            return Ok(None);
+        };
+        // The window draws itself: a hung one costs a timeout, and a program hosting us
+        // (waiting on our answer) is captured from the screen instead.
+        if self.not_our_host(hwnd).is_err() {
+            return Ok(None);
+        }
+        self.bounded(&window.app, self.timeout * 2, move || {
+            capture::window(sys::hwnd(hwnd), r)
+        })?
+    }
+
     fn refs_path(&self) -> PathBuf {
         self.refs.clone()
     }
