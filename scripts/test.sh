@@ -28,6 +28,7 @@ if command -v rustup >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1; 
   rustup target add x86_64-pc-windows-gnu aarch64-apple-darwin x86_64-apple-darwin >&2
   cargo clippy -p desktop-cli --locked --no-default-features -- -D warnings
   cargo clippy -p desktop-cli --locked --target x86_64-pc-windows-gnu -- -D warnings
+  cargo clippy -p desktop-windows --locked --target x86_64-pc-windows-gnu --features real-app-tests --tests -- -D warnings
   for target in aarch64-apple-darwin x86_64-apple-darwin; do
     cargo clippy -p desktop-macos -p desktop-cli --locked --target "$target" -- -D warnings
     cargo clippy -p desktop-macos --locked --target "$target" --features real-app-tests --tests -- -D warnings
