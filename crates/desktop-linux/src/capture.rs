@@ -1,11 +1,15 @@
-//! Screen capture with one X11 `GetImage` of the root window (no helper process, no
-//! temporary files), converted from the server's pixel layout to RGB.
+//! Screen capture from the X server, converted from its pixel layout to RGB: the pixels
+//! through a shared-memory segment the server writes into (MIT-SHM 1.2; no copy through the
+//! socket, which for a 4K screen is 33 MB), else one `GetImage` of the root window (a
+//! remote display, a server without the extension). No helper process, no files.
+#![allow(unsafe_code)]
 
 use crate::x11::{x_err, X};
 use desktop_core::shot::Capture;
 use desktop_core::{Error, ErrorCode, Rect, Result};
 use image::RgbImage;
-use x11rb::connection::Connection;
+use x11rb::connection::{Connection, RequestConnection};
+use x11rb::protocol::shm::{self, ConnectionExt as _};
 use x11rb::protocol::xproto::{ConnectionExt, ImageFormat, ImageOrder};
 
 impl X {
@@ -27,48 +31,158 @@ impl X {
             .suggest("Give a region inside the screen; listing the windows shows their bounds"));
         }
         let (w, h) = ((x1 - x0) as u16, (y1 - y0) as u16);
-        let reply = self
-            .conn
-            .get_image(
-                ImageFormat::Z_PIXMAP,
-                self.root,
-                x0 as i16,
-                y0 as i16,
-                w,
-                h,
-                !0,
-            )
-            .map_err(x_err)?
-            .reply()
-            .map_err(x_err)?;
+        let rgb = match self.shm_frame(x0 as i16, y0 as i16, w, h) {
+            Some(rgb) => rgb?,
+            None => {
+                let reply = self
+                    .conn
+                    .get_image(
+                        ImageFormat::Z_PIXMAP,
+                        self.root,
+                        x0 as i16,
+                        y0 as i16,
+                        w,
+                        h,
+                        !0,
+                    )
+                    .map_err(x_err)?
+                    .reply()
+                    .map_err(x_err)?;
+                self.rgb(reply.depth, &reply.data, w, h)?
+            }
+        };
+        let image = RgbImage::from_raw(u32::from(w), u32::from(h), rgb)
+            .ok_or_else(|| Error::internal("the X server returned a short image"))?;
+        Ok(Capture::new((x0, y0), image))
+    }
+
+    /// A `w`×`h` frame of the server's pixels at `depth` as RGB.
+    fn rgb(&self, depth: u8, data: &[u8], w: u16, h: u16) -> Result<Vec<u8>> {
         let setup = self.conn.setup();
         let bpp = setup
             .pixmap_formats
             .iter()
-            .find(|f| f.depth == reply.depth)
+            .find(|f| f.depth == depth)
             .map_or(32, |f| f.bits_per_pixel);
-        if bpp != 32 || reply.depth < 24 {
+        if bpp != 32 || depth < 24 {
             return Err(Error::new(
                 ErrorCode::PlatformNotSupported,
-                format!(
-                    "screen depth {} at {bpp} bits per pixel is not supported",
-                    reply.depth
-                ),
+                format!("screen depth {depth} at {bpp} bits per pixel is not supported"),
             )
             .suggest("Run the X server at depth 24 (Xvfb -screen 0 WxHx24)"));
         }
-        let lsb = setup.image_byte_order == ImageOrder::LSB_FIRST;
-        let mut rgb = Vec::with_capacity(usize::from(w) * usize::from(h) * 3);
-        for px in reply.data.chunks_exact(4) {
-            // 0x00RRGGBB in the server's byte order.
-            if lsb {
-                rgb.extend_from_slice(&[px[2], px[1], px[0]]);
-            } else {
-                rgb.extend_from_slice(&[px[1], px[2], px[3]]);
-            }
-        }
-        let image = RgbImage::from_raw(u32::from(w), u32::from(h), rgb)
+        let n = usize::from(w) * usize::from(h) * 4;
+        let data = data
+            .get(..n)
             .ok_or_else(|| Error::internal("the X server returned a short image"))?;
-        Ok(Capture::new((x0, y0), image))
+        Ok(to_rgb(
+            data,
+            setup.image_byte_order == ImageOrder::LSB_FIRST,
+        ))
+    }
+
+    /// The frame as RGB through a segment the server creates and shares with us
+    /// (`CreateSegment`, MIT-SHM 1.2), read straight from the mapping; `None` wherever that
+    /// is not on offer, so the socket is used.
+    fn shm_frame(&self, x: i16, y: i16, w: u16, h: u16) -> Option<Result<Vec<u8>>> {
+        self.conn
+            .extension_information(shm::X11_EXTENSION_NAME)
+            .ok()??;
+        let v = self.conn.shm_query_version().ok()?.reply().ok()?;
+        if (v.major_version, v.minor_version) < (1, 2) {
+            return None;
+        }
+        let size = usize::from(w) * usize::from(h) * 4;
+        let seg = self.conn.generate_id().ok()?;
+        let made = self
+            .conn
+            .shm_create_segment(seg, u32::try_from(size).ok()?, false)
+            .ok()?
+            .reply()
+            .ok()?;
+        let taken = (|| {
+            let image = self
+                .conn
+                .shm_get_image(
+                    self.root,
+                    x,
+                    y,
+                    w,
+                    h,
+                    !0,
+                    ImageFormat::Z_PIXMAP.into(),
+                    seg,
+                    0,
+                )
+                .ok()?
+                .reply()
+                .ok()?;
+            // SAFETY: a shared, read-only mapping of the segment the server made for us (at
+            // least `size` bytes), read only after the reply says the image is in it, and
+            // unmapped before the segment is let go.
+            unsafe {
+                let map = rustix::mm::mmap(
+                    std::ptr::null_mut(),
+                    size,
+                    rustix::mm::ProtFlags::READ,
+                    rustix::mm::MapFlags::SHARED | rustix::mm::MapFlags::POPULATE,
+                    &made.shm_fd,
+                    0,
+                )
+                .ok()?;
+                let data = std::slice::from_raw_parts(map.cast::<u8>(), size);
+                let rgb = self.rgb(image.depth, data, w, h);
+                let _ = rustix::mm::munmap(map, size);
+                Some(rgb)
+            }
+        })();
+        let _ = self.conn.shm_detach(seg);
+        taken
+    }
+}
+
+/// 0x00RRGGBB pixels in the server's byte order → RGB, in a pass the compiler vectorizes,
+/// split across the cores (a 4K frame is 8 million pixels).
+fn to_rgb(data: &[u8], lsb: bool) -> Vec<u8> {
+    let pixels = data.len() / 4;
+    let mut rgb = vec![0u8; pixels * 3];
+    let (r, g, b) = if lsb { (2, 1, 0) } else { (1, 2, 3) };
+    let convert = |dst: &mut [u8], src: &[u8]| {
+        for (d, s) in dst.chunks_exact_mut(3).zip(src.chunks_exact(4)) {
+            d[0] = s[r];
+            d[1] = s[g];
+            d[2] = s[b];
+        }
+    };
+    let parts = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    // Small frames are not worth a thread.
+    if parts < 2 || pixels < 1 << 18 {
+        convert(&mut rgb, data);
+        return rgb;
+    }
+    let per = pixels.div_ceil(parts);
+    std::thread::scope(|scope| {
+        for (dst, src) in rgb.chunks_mut(per * 3).zip(data.chunks(per * 4)) {
+            scope.spawn(move || convert(dst, src));
+        }
+    });
+    rgb
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn pixels_in_either_byte_order_become_rgb() {
+        // 0x00112233 stored least significant byte first, then most.
+        assert_eq!(
+            super::to_rgb(&[0x33, 0x22, 0x11, 0, 0x66, 0x55, 0x44, 0], true),
+            [0x11, 0x22, 0x33, 0x44, 0x55, 0x66]
+        );
+        assert_eq!(
+            super::to_rgb(&[0, 0x11, 0x22, 0x33], false),
+            [0x11, 0x22, 0x33]
+        );
     }
 }
