@@ -223,6 +223,14 @@ fn the_windows_exe_under_wine() {
     ]);
     assert_eq!(typed["effect"], "confirmed", "{typed}");
     wine.ok(&["press", "--app", "notepad", "ctrl+a", "ctrl+c"]);
+    // The press answers once notepad has taken the keys in: the copy is there right away.
+    assert_eq!(
+        wine.ok(&["clipboard", "get"])["text"]
+            .as_str()
+            .unwrap()
+            .replace("\r\n", "\n"),
+        "Grüße ✓ 日本\nline two"
+    );
     let copied = wait_until(
         Duration::from_secs(5),
         "the copied text on X's clipboard",

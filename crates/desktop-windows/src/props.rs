@@ -186,7 +186,11 @@ pub fn node(p: &Props, handle: Handle) -> Node {
     let value = if secure || !shows_value {
         None
     } else {
-        p.value.clone().filter(|v| !v.is_empty())
+        // Windows ends lines with \r\n; a value reads as the text it shows.
+        p.value
+            .as_deref()
+            .filter(|v| !v.is_empty())
+            .map(|v| v.replace("\r\n", "\n"))
     };
     if role == Role::Web && value.is_some() {
         caps.insert(Caps::DOCUMENT);
@@ -304,6 +308,11 @@ mod tests {
         );
         assert_eq!(edit.role, Role::Input);
         assert_eq!(edit.value.as_deref(), Some("hello"));
+        let lines = node(
+            &props(r#"{"role":42,"class":"Edit","value":"one\r\ntwo"}"#),
+            Handle::default(),
+        );
+        assert_eq!(lines.value.as_deref(), Some("one\ntwo"));
         assert!(edit.states.contains(States::FOCUSED | States::EDITABLE));
         let pwd = node(
             &props(r#"{"role":42,"class":"Edit","style":32,"value":"hunter2","state":536870912}"#),

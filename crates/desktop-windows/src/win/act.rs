@@ -23,6 +23,12 @@ pub fn front(hwnd: u64) -> Result<()> {
     Ok(())
 }
 
+/// Input sent: the answer waits until the app has taken it in (its GUI thread idle again,
+/// at most two seconds), so the next command sees what it did.
+fn taken(top: u64) {
+    let _ = sys::input_idle(top, 2000);
+}
+
 fn center(n: &Node) -> Result<(i32, i32)> {
     let b = n.bounds.filter(|b| b.w > 0 && b.h > 0).ok_or_else(|| {
         Error::new(
@@ -98,6 +104,7 @@ fn run(n: &Node, action: &Action) -> Result<(Route, Effect)> {
             front(top)?;
             let (x, y) = center(n)?;
             input::click(x, y, *button, *count, modifiers)?;
+            taken(top);
             Ok((Route::Input, Effect::Unverifiable))
         }
         Action::Hover => {
@@ -126,11 +133,13 @@ fn run(n: &Node, action: &Action) -> Result<(Route, Effect)> {
         Action::Press { combos } => {
             front(top)?;
             input::press(combos)?;
+            taken(top);
             Ok((Route::Input, Effect::Unverifiable))
         }
         Action::Scroll { direction, amount } => {
             let (x, y) = center(n)?;
             input::scroll(x, y, *direction, *amount)?;
+            taken(top);
             Ok((Route::Input, Effect::Unverifiable))
         }
         Action::ScrollIntoView => {
@@ -165,6 +174,7 @@ fn run(n: &Node, action: &Action) -> Result<(Route, Effect)> {
                 );
             };
             input::drag(from, (*x, *y))?;
+            taken(top);
             Ok((Route::Input, Effect::Unverifiable))
         }
         Action::SetValue { value } => {
@@ -300,6 +310,7 @@ fn type_into(
         .collect::<Result<_>>()?;
     input::press(&combos)?;
     input::type_text(text, delay)?;
+    taken(top);
     if n.is_secure() {
         // A password box's text is never read: what was sent is all that is known.
         return Ok((Route::Input, Effect::Unverifiable));

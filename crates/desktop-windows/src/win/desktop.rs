@@ -15,7 +15,7 @@ use desktop_core::shot::Capture;
 use desktop_core::windows::ByTitle;
 use desktop_core::{
     pipeline, AppInfo, AppList, Desktop, Error, ErrorCode, Filters, Handle, Node, ReadData, Rect,
-    Result, Target, WindowInfo, WindowList,
+    Result, Target, Unresponsive, WindowInfo, WindowList,
 };
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -55,9 +55,19 @@ impl WinDesktop {
         let mut names: Vec<String> = tops.iter().map(|t| t.program.clone()).collect();
         names.sort();
         names.dedup();
+        let mut unresponsive: Vec<Unresponsive> = Vec::new();
+        for t in tops.iter().filter(|t| t.hung) {
+            if !unresponsive.iter().any(|u| u.pid == t.pid) {
+                unresponsive.push(Unresponsive {
+                    app: Some(t.program.clone()).filter(|p| !p.is_empty()),
+                    pid: t.pid,
+                    code: "APP_UNRESPONSIVE",
+                });
+            }
+        }
         WindowList {
             windows: tops.iter().map(|t| window_info(t, front)).collect(),
-            unresponsive: Vec::new(),
+            unresponsive,
             app_names: names,
         }
     }
@@ -171,7 +181,7 @@ impl Desktop for WinDesktop {
         }
         Ok(AppList {
             apps,
-            unresponsive: Vec::new(),
+            unresponsive: all.unresponsive,
         })
     }
 
@@ -269,6 +279,14 @@ impl Desktop for WinDesktop {
                 Error::invalid_args("no program to start").suggest("Example: launch notepad")
             );
         };
+        // Programs that hand their start to a running copy or another process (Windows 11's
+        // Notepad, Calculator, Edge) show their window from another pid: a window new since
+        // the start whose program has the launched one's name is theirs too.
+        let before: Vec<u64> = sys::list().iter().map(|t| t.hwnd).collect();
+        let stem = std::path::Path::new(program)
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
         // Not this process's streams: under `mcp` over stdio they carry the protocol.
         let child = std::process::Command::new(program)
             .args(&cmd[1..])
@@ -286,10 +304,15 @@ impl Desktop for WinDesktop {
         let pid = child.id();
         let deadline = Instant::now() + wait;
         loop {
-            if let Some(w) = self.all().windows.into_iter().find(|w| w.pid == pid) {
+            let ours = |w: &WindowInfo| {
+                w.pid == pid
+                    || (w.id.is_some_and(|id| !before.contains(&id))
+                        && w.app.to_ascii_lowercase() == stem)
+            };
+            if let Some(w) = self.all().windows.into_iter().find(ours) {
                 let mut r = ActionResult::new("launch", Route::System)
                     .with("app", w.app.clone())
-                    .with("pid", pid)
+                    .with("pid", w.pid)
                     .with("window", serde_json::json!({"title": w.title, "id": w.id}));
                 r.effect = Effect::Confirmed;
                 return Ok(r);
@@ -409,6 +432,10 @@ impl WinDesktop {
                         .suggest("Name the element by its id or its text"),
                 )
             }
+        }
+        // The answer waits until the app has taken the input in.
+        if r.route == Route::Input {
+            let _ = sys::input_idle(hwnd, 2000);
         }
         Ok(r)
     }

@@ -26,6 +26,9 @@ pub struct Top {
     pub rect: (i32, i32, i32, i32),
     /// A dialog whose owner window is disabled while it shows: input goes here first.
     pub modal: bool,
+    /// Windows says the window has not taken its messages for seconds (`IsHungAppWindow`,
+    /// which asks the window nothing).
+    pub hung: bool,
 }
 
 unsafe extern "system" fn collect(h: HWND, lp: LPARAM) -> BOOL {
@@ -116,6 +119,8 @@ pub fn list() -> Vec<Top> {
             program: program(pid),
             rect: (r.left, r.top, r.right - r.left, r.bottom - r.top),
             modal,
+            // SAFETY: a query on a window handle.
+            hung: unsafe { windows::Win32::UI::WindowsAndMessaging::IsHungAppWindow(h) }.as_bool(),
         });
     }
     out
@@ -194,4 +199,33 @@ pub fn ancestors() -> Vec<u32> {
         out
     })
     .clone()
+}
+
+/// Waits until the program owning `hwnd` has taken in the input sent to it and waits for
+/// more (`WaitForInputIdle`), at most `ms`: an action answers once the app has its keys.
+/// `false` when it did not get there in time (or is no GUI program to wait for).
+pub fn input_idle(v: u64, ms: u32) -> bool {
+    use windows::Win32::Foundation::WAIT_OBJECT_0;
+    use windows::Win32::System::Threading::{
+        OpenProcess, WaitForInputIdle, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE,
+    };
+    let pid = pid_of(v);
+    if pid == 0 || pid == std::process::id() {
+        return false;
+    }
+    // SAFETY: a handle with the rights to wait on the process, closed below.
+    let Ok(p) = (unsafe {
+        OpenProcess(
+            PROCESS_SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION,
+            false,
+            pid,
+        )
+    }) else {
+        return false;
+    };
+    // SAFETY: a wait on a live process handle, bounded by `ms`.
+    let r = unsafe { WaitForInputIdle(p, ms) };
+    // SAFETY: the handle opened above.
+    let _ = unsafe { CloseHandle(p) };
+    r == WAIT_OBJECT_0.0
 }
