@@ -54,9 +54,11 @@ fn value(r: impl serde::Serialize) -> Value {
 
 /// One action in the working window, answered with its result for the model.
 async fn act_on<D: Desktop>(d: &D, window: &Target, at: Aim, action: Action) -> Result<Done> {
-    let r = d
-        .act(&ActionRequest::new(window.clone(), at, action))
-        .await?;
+    let req = ActionRequest::new(window.clone(), at, action);
+    let t = std::time::Instant::now();
+    let r = d.act(&req).await;
+    desktop_core::activity::record("agent", &req, &r, t.elapsed());
+    let r = r?;
     Ok(Done {
         result: serde_json::to_value(r).unwrap_or(Value::Null),
         window: None,
@@ -152,13 +154,10 @@ pub async fn run<D: Desktop>(
                 pid: w.id.is_none().then_some(w.pid),
                 ..Target::default()
             };
-            let r = d
-                .act(&ActionRequest::new(
-                    next.clone(),
-                    Aim::Window,
-                    Action::Focus,
-                ))
-                .await;
+            let req = ActionRequest::new(next.clone(), Aim::Window, Action::Focus);
+            let t = std::time::Instant::now();
+            let r = d.act(&req).await;
+            desktop_core::activity::record("agent", &req, &r, t.elapsed());
             let mut result = json!({"action": "switch_window", "app": w.app, "title": w.title});
             if let Err(e) = r {
                 result["note"] = json!(format!("could not raise it: {}", e.message));
@@ -169,7 +168,10 @@ pub async fn run<D: Desktop>(
             })
         }
         Act::Launch { command } => {
-            let r = d.launch(command, Duration::from_secs(30)).await?;
+            let t = std::time::Instant::now();
+            let r = d.launch(command, Duration::from_secs(30)).await;
+            desktop_core::activity::record_launch("agent", command, &r, t.elapsed());
+            let r = r?;
             let next = r
                 .extra
                 .get("window_id")

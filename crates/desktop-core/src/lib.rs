@@ -2,6 +2,7 @@
 //! the response envelope and the error type. No OS dependencies.
 
 pub mod action;
+pub mod activity;
 pub mod backend;
 pub mod conformance;
 pub mod diff;

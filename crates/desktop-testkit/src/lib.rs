@@ -153,6 +153,13 @@ impl Desk {
             display.trim_start_matches(':')
         ));
         std::fs::create_dir_all(&work).expect("create the tests' working directory");
+        // The activity log of every command the tests run lands in their working directory,
+        // never in the user's own state.
+        let mut env = env;
+        env.push((
+            "XDG_STATE_HOME".into(),
+            work.join("state").display().to_string(),
+        ));
         Desk {
             bin: PathBuf::from(bin),
             display,
@@ -167,6 +174,11 @@ impl Desk {
     /// The sandbox's environment, for programs a test starts itself.
     pub fn env(&self) -> &[(String, String)] {
         &self.env
+    }
+
+    /// Where the commands run here keep their activity log.
+    pub fn activity_dir(&self) -> PathBuf {
+        self.work.join("state/desktop-cli")
     }
 
     /// Runs `desktop-cli ARGS` inside the sandbox.

@@ -98,6 +98,9 @@ pub enum Command {
     /// Read, set or clear the clipboard (text).
     #[command(subcommand)]
     Clipboard(ClipboardCmd),
+    /// Print the activity log: every action the CLI, the MCP server or the agent performed
+    /// on this desktop, as JSON lines (--format text: one readable line each).
+    Activity(ActivityArgs),
     /// Start, stop and use a headless desktop (Xvfb, D-Bus, AT-SPI) for agents and tests.
     #[command(subcommand)]
     #[cfg(target_os = "linux")]
@@ -276,7 +279,10 @@ impl Command {
     pub fn is_offline(&self) -> bool {
         matches!(
             self,
-            Command::Completions { .. } | Command::Man { .. } | Command::Schema { .. }
+            Command::Completions { .. }
+                | Command::Man { .. }
+                | Command::Schema { .. }
+                | Command::Activity(_)
         )
     }
 
@@ -609,6 +615,40 @@ pub struct WaitArgs {
     /// Milliseconds between reads.
     #[arg(long, default_value = "250", value_name = "MS", value_parser = positive_ms)]
     pub interval: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct ActivityArgs {
+    /// Keep printing actions as they are logged, until interrupted.
+    #[arg(long)]
+    pub follow: bool,
+    /// Only actions of the last DURATION: 90s, 10m, 2h, 7d.
+    #[arg(long, value_name = "DURATION", value_parser = age)]
+    pub since: Option<std::time::Duration>,
+    /// Only actions on this app or window title (a part of it, any case).
+    #[arg(long, value_name = "NAME")]
+    pub app: Option<String>,
+}
+
+/// An age: a number with a unit of s, m, h or d.
+fn age(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let unit = t.chars().last().unwrap_or('?');
+    let secs = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        _ => return Err(format!("`{s}` needs a unit (examples: 90s, 10m, 2h, 7d)")),
+    };
+    let n: u64 = t[..t.len() - 1]
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not an age (examples: 90s, 10m, 2h, 7d)"))?;
+    n.checked_mul(secs)
+        .filter(|v| *v <= 3650 * 86_400)
+        .map(std::time::Duration::from_secs)
+        .ok_or_else(|| format!("`{s}` is longer than ten years"))
 }
 
 #[derive(Debug, Args)]

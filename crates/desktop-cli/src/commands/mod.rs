@@ -1,6 +1,7 @@
 //! One module per command; `dispatch` routes a parsed command line to it.
 
 pub(crate) mod act;
+mod activity;
 pub(crate) mod clip;
 mod docs;
 mod doctor;
@@ -27,49 +28,49 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
         Command::Read(args) => read::run(&g, out, args).await,
         Command::Click(a) => {
             let req = a.request();
-            acting(&g, out, "click", |d| Box::pin(act::run(d, req))).await
+            acting(&g, out, "click", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::Hover(a) => {
             let req = a.hover_request();
-            acting(&g, out, "hover", |d| Box::pin(act::run(d, req))).await
+            acting(&g, out, "hover", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::Type(a) => {
             let req = a.request();
-            acting(&g, out, "type", |d| Box::pin(act::run(d, req))).await
+            acting(&g, out, "type", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::Press(a) => {
             let req = a.request();
-            acting(&g, out, "press", |d| Box::pin(act::run(d, req))).await
+            acting(&g, out, "press", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::Focus(a) => {
             let req = a.request();
-            acting(&g, out, "focus", |d| Box::pin(act::run(d, req))).await
+            acting(&g, out, "focus", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::Scroll(a) => {
             let req = a.request();
-            acting(&g, out, "scroll", |d| Box::pin(act::run(d, req))).await
+            acting(&g, out, "scroll", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::Drag(a) => {
             let req = a.request();
-            acting(&g, out, "drag", |d| Box::pin(act::run(d, req))).await
+            acting(&g, out, "drag", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::SetValue(a) => {
             let req = a.request();
-            acting(&g, out, "set-value", |d| Box::pin(act::run(d, req))).await
+            acting(&g, out, "set-value", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::Toggle(a) => {
             let req = a.request();
-            acting(&g, out, "toggle", |d| Box::pin(act::run(d, req))).await
+            acting(&g, out, "toggle", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::Action(a) => {
             let req = a.request();
-            acting(&g, out, "action", |d| Box::pin(act::run(d, req))).await
+            acting(&g, out, "action", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::Launch(a) => {
             let wait = Duration::from_secs(a.wait);
             let cmd = a.cmd;
             acting(&g, out, "launch", |d| {
-                Box::pin(async move { act::launch(d, &cmd, wait).await })
+                Box::pin(async move { act::launch(d, &cmd, wait, "cli").await })
             })
             .await
         }
@@ -129,6 +130,7 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
         Command::Keeper => platform::run_keeper().await,
         #[cfg(target_os = "linux")]
         Command::Sandbox(cmd) => sandbox::run(&g, out, cmd).await,
+        Command::Activity(a) => activity::run(out, a).await,
         Command::Doctor => doctor::run(&g, out).await,
         Command::Schema { command } => match crate::schema::get(command.as_deref()) {
             Ok(s) => out.ok("schema", s),

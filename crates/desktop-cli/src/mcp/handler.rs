@@ -199,7 +199,7 @@ impl Server {
             "launch" => {
                 let a: p::Launch = args(&tool, raw)?;
                 let wait = Duration::from_secs(a.wait_s.unwrap_or(20).clamp(1, 50));
-                on_desktop!(self, |d| act::launch(d, &a.command, wait).await)
+                on_desktop!(self, |d| act::launch(d, &a.command, wait, "mcp").await)
                     .map(|r| structured(&r, None))
             }
             "screenshot" => {
@@ -267,7 +267,7 @@ impl Server {
         request: fn(P) -> Result<desktop_core::ActionRequest>,
     ) -> Result<CallToolResult> {
         let req = request(args::<P>(tool, raw)?);
-        on_desktop!(self, |d| act::run(d, req).await).map(|r| structured(&r, None))
+        on_desktop!(self, |d| act::run(d, req, "mcp").await).map(|r| structured(&r, None))
     }
 
     /// Progress notifications once a second while a long call runs, when the client asked

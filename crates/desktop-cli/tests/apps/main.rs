@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
 mod act;
+mod activity;
 mod agent;
 mod agent_goal;
 mod ask;
@@ -77,6 +78,7 @@ fn main() {
     tests.extend(deploy::TESTS);
     tests.extend(displays::TESTS);
     tests.extend(overlays::TESTS);
+    tests.extend(activity::TESTS);
     desktop_testkit::run_tests(Env { desk, victim_pid }, tests, |env, name| {
         env.desk.screenshot(name)
     })
