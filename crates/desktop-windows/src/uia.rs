@@ -59,6 +59,7 @@ pub struct Element {
 mod ct {
     pub const BUTTON: i32 = 50000;
     pub const CHECK_BOX: i32 = 50002;
+    pub const RADIO: i32 = 50013;
     pub const EDIT: i32 = 50004;
     pub const DOCUMENT: i32 = 50030;
     pub const SPLIT_BUTTON: i32 = 50031;
@@ -101,6 +102,8 @@ pub fn role_of(e: &Element) -> Role {
         // A document that takes text is an editor (Notepad), else a web page or a viewer.
         ct::DOCUMENT if editable(e) => Role::Input,
         ct::BUTTON | ct::SPLIT_BUTTON if e.is_toggle_pattern_available => Role::Toggle,
+        // No control type at all (a provider that gives none): a custom element.
+        0 => Role::Group,
         other => roles::from_control_type(other),
     }
 }
@@ -144,18 +147,28 @@ pub fn node(e: &Element, handle: Handle) -> Node {
         Some(1) | Some(2) => states.insert(States::EXPANDABLE | States::EXPANDED),
         _ => {}
     }
-    if e.is_selection_item_pattern_available {
-        states.insert(States::SELECTABLE);
-    }
-    if e.selection_item_is_selected == Some(true) {
-        states.insert(States::SELECTED);
+    if e.control_type == ct::RADIO {
+        // A radio button is selected through SelectionItem (it has no Toggle pattern): its
+        // selection is its check.
+        states.insert(States::CHECKABLE);
+        if e.selection_item_is_selected == Some(true) {
+            states.insert(States::CHECKED);
+        }
+    } else {
+        if e.is_selection_item_pattern_available {
+            states.insert(States::SELECTABLE);
+        }
+        if e.selection_item_is_selected == Some(true) {
+            states.insert(States::SELECTED);
+        }
     }
     if !enabled && (role.is_interactive() || e.is_keyboard_focusable) {
         states.insert(States::DISABLED);
     }
+    // An element without a place reports an empty rectangle: no bounds, as in MSAA.
     let bounds = e
         .bounding_rectangle
-        .filter(|(_, _, w, h)| w.is_finite() && h.is_finite())
+        .filter(|(_, _, w, h)| w.is_finite() && h.is_finite() && (*w > 0.0 || *h > 0.0))
         .map(|(x, y, w, h)| {
             Rect::new(
                 x.round() as i32,
@@ -209,7 +222,7 @@ pub fn node(e: &Element, handle: Handle) -> Node {
         e.value_value
             .as_deref()
             .filter(|v| shows && !v.is_empty() && *v != e.name)
-            .map(|v| v.replace("\r\n", "\n"))
+            .map(|v| v.replace("\r\n", "\n").replace('\r', "\n"))
     };
     if role == Role::Web && value.is_some() {
         caps.insert(Caps::DOCUMENT);
@@ -368,6 +381,25 @@ mod tests {
             Handle::default(),
         );
         assert!(off.states.contains(States::DISABLED));
+    }
+
+    #[test]
+    fn a_selected_radio_is_checked() {
+        let on = node(
+            &el(
+                r#"{"ControlType":50013,"Name":"Large","IsSelectionItemPatternAvailable":true,"SelectionItemIsSelected":true}"#,
+            ),
+            Handle::default(),
+        );
+        assert!(on.states.contains(States::CHECKED | States::CHECKABLE));
+        assert!(!on.states.contains(States::SELECTED));
+        let off = node(
+            &el(
+                r#"{"ControlType":50013,"Name":"Small","IsSelectionItemPatternAvailable":true,"SelectionItemIsSelected":false}"#,
+            ),
+            Handle::default(),
+        );
+        assert!(!off.states.contains(States::CHECKED));
     }
 
     #[test]

@@ -71,11 +71,22 @@ fn settle(mut check: impl FnMut() -> bool) -> bool {
 }
 
 fn now(h: &Handle) -> Option<Node> {
-    element::probe(h).map(|l| l.node)
+    element::probe(h).ok().flatten().map(|l| l.node)
 }
 
 fn live(n: &Node) -> Result<Live> {
-    element::probe(&n.handle).ok_or_else(gone)
+    match element::probe(&n.handle) {
+        Ok(Some(l)) => Ok(l),
+        Ok(None) => Err(gone()),
+        Err(why) => Err(Error::new(
+            ErrorCode::AppUnresponsive,
+            format!(
+                "the app did not answer about {} \"{}\": {why}",
+                n.role, n.name
+            ),
+        )
+        .suggest("The app may be busy or hung: wait, or raise --call-timeout")),
+    }
 }
 
 fn focused(h: &Handle) -> bool {
@@ -296,6 +307,7 @@ fn type_into(
         }
     }
     let norm = |v: &str| v.replace("\r\n", "\n").replace('\r', "\n");
+    let readable = live(n)?.reads_value();
     let before = now(&n.handle).and_then(|m| m.value).unwrap_or_default();
     // Select all and delete to replace (so empty text empties the field), else the caret
     // to the end.
@@ -311,8 +323,9 @@ fn type_into(
     input::press(&combos)?;
     input::type_text(text, delay)?;
     taken(top);
-    if n.is_secure() {
-        // A password box's text is never read: what was sent is all that is known.
+    if n.is_secure() || !readable {
+        // A password box's text is never read, and an editor without a value cannot be:
+        // what was sent (and taken in) is all that is known.
         return Ok((Route::Input, Effect::Unverifiable));
     }
     let expect = if replace {

@@ -49,6 +49,18 @@ const PROPS: [UIA_PROPERTY_ID; 31] = [
     UIA_IsTextPatternAvailablePropertyId,
 ];
 
+/// `UIA_E_TIMEOUT`: the provider did not answer within the client's transaction timeout.
+const UIA_E_TIMEOUT_HR: windows::core::HRESULT = windows::core::HRESULT(0x8013_1505_u32 as i32);
+
+/// The call timeout UI Automation's own timeouts follow (milliseconds; 0: its defaults).
+static CALL_TIMEOUT_MS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Bounds UI Automation's own waits on an app by the command's call timeout, so a worker
+/// thread left in a call to a hung app comes back soon after the command gave up on it.
+pub fn set_call_timeout(ms: u32) {
+    CALL_TIMEOUT_MS.store(ms, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The UI Automation client of one worker thread.
 pub struct Uia {
     auto: IUIAutomation,
@@ -98,8 +110,13 @@ fn ints_variant(ids: &[i32]) -> Option<VARIANT> {
             return None;
         }
         for (i, id) in ids.iter().enumerate() {
-            let at = i32::try_from(i).ok()?;
-            SafeArrayPutElement(psa, &at, (id as *const i32).cast()).ok()?;
+            let put = i32::try_from(i)
+                .ok()
+                .and_then(|at| SafeArrayPutElement(psa, &at, (id as *const i32).cast()).ok());
+            if put.is_none() {
+                let _ = windows::Win32::System::Ole::SafeArrayDestroy(psa);
+                return None;
+            }
         }
         let mut v = VARIANT::default();
         let inner = &mut *v.Anonymous.Anonymous;
@@ -197,6 +214,17 @@ impl Uia {
             unsafe { CoCreateInstance(&CUIAutomation8, None, CLSCTX_INPROC_SERVER) }.or_else(
                 |_| unsafe { CoCreateInstance(&CUIAutomation, None, CLSCTX_INPROC_SERVER) },
             )?;
+        let ms = CALL_TIMEOUT_MS.load(std::sync::atomic::Ordering::Relaxed);
+        if ms > 0 {
+            // Windows 8 and later: the defaults are 2 s to connect and 20 s a call.
+            if let Ok(a2) = auto.cast::<IUIAutomation2>() {
+                // SAFETY: setting this client's own timeouts.
+                unsafe {
+                    let _ = a2.SetConnectionTimeout(ms);
+                    let _ = a2.SetTransactionTimeout(ms);
+                }
+            }
+        }
         Ok(Uia { auto })
     }
 
@@ -249,14 +277,18 @@ impl Uia {
         ) -> Element {
             let mut out = record(e);
             *count += 1;
-            if depth < 60 {
-                for c in cached_children(e) {
-                    if *count >= max {
-                        *cut = true;
-                        break;
-                    }
-                    out.children.push(fill(&c, depth + 1, count, max, cut));
+            let kids = cached_children(e);
+            if depth >= 60 && !kids.is_empty() {
+                // Deeper than any real UI: said to be cut, not silently dropped.
+                *cut = true;
+                return out;
+            }
+            for c in kids {
+                if *count >= max {
+                    *cut = true;
+                    break;
                 }
+                out.children.push(fill(&c, depth + 1, count, max, cut));
             }
             out
         }
@@ -328,8 +360,12 @@ impl Uia {
                 .CreatePropertyCondition(UIA_RuntimeIdPropertyId, &id)?;
             let req = self.request(&PROPS, TreeScope_Element, None, true)?;
             let root = self.auto.ElementFromHandle(hwnd)?;
-            let Ok(found) = root.FindFirstBuildCache(TreeScope_Subtree, &cond, &req) else {
-                return Ok(None);
+            let found = match root.FindFirstBuildCache(TreeScope_Subtree, &cond, &req) {
+                Ok(f) => f,
+                // The app did not answer: not the same as the element being gone.
+                Err(e) if e.code() == UIA_E_TIMEOUT_HR => return Err(e),
+                // Nothing found (a null answer), or the element is no longer available.
+                Err(_) => return Ok(None),
             };
             let mut rec = record(&found);
             if rec.is_value_pattern_available && !rec.is_password {

@@ -84,7 +84,9 @@ impl WinDesktop {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             super::com_init();
-            let _ = tx.send(f());
+            let r = f();
+            element::release();
+            let _ = tx.send(r);
         });
         rx.recv_timeout(wait).map_err(|_| {
             Error::new(
@@ -100,7 +102,14 @@ impl WinDesktop {
         self.not_our_host(element::top_of(h))?;
         let h = h.clone();
         self.bounded("the app", self.timeout * 2, move || {
-            element::probe(&h).map(|l| l.node)
+            element::probe(&h).map(|l| l.map(|l| l.node))
+        })?
+        .map_err(|why| {
+            Error::new(
+                ErrorCode::AppUnresponsive,
+                format!("the app did not answer: {why}"),
+            )
+            .suggest("The app may be busy or hung: wait, or raise --call-timeout")
         })
     }
 
@@ -283,6 +292,7 @@ impl Desktop for WinDesktop {
         // Notepad, Calculator, Edge) show their window from another pid: a window new since
         // the start whose program has the launched one's name is theirs too.
         let before: Vec<u64> = sys::list().iter().map(|t| t.hwnd).collect();
+        let started = sys::now();
         let stem = std::path::Path::new(program)
             .file_stem()
             .map(|s| s.to_string_lossy().to_ascii_lowercase())
@@ -304,10 +314,13 @@ impl Desktop for WinDesktop {
         let pid = child.id();
         let deadline = Instant::now() + wait;
         loop {
+            // A new window of a program of that name, or of a process that started after
+            // ours (Calculator's is CalculatorApp, started by calc.exe).
             let ours = |w: &WindowInfo| {
                 w.pid == pid
                     || (w.id.is_some_and(|id| !before.contains(&id))
-                        && w.app.to_ascii_lowercase() == stem)
+                        && (w.app.to_ascii_lowercase() == stem
+                            || sys::created(w.pid).is_some_and(|c| c >= started)))
             };
             if let Some(w) = self.all().windows.into_iter().find(ours) {
                 let mut r = ActionResult::new("launch", Route::System)

@@ -35,23 +35,38 @@ pub struct Live {
     pub node: Node,
 }
 
-/// The element a handle names, read now; `None` when it is gone.
-pub fn probe(h: &Handle) -> Option<Live> {
+/// Lets this thread's UI Automation client go before the thread ends (not in the thread's
+/// exit, where COM objects must not be released).
+pub fn release() {
+    CLIENT.with(|c| c.borrow_mut().take());
+}
+
+/// The element a handle names, read now; `Ok(None)` when it is gone, an error (why) when
+/// the app did not answer.
+pub fn probe(h: &Handle) -> Result<Option<Live>, String> {
     if let Some((hwnd, rid)) = uia::parse_handle(h) {
-        let (found, rec) = client()?.find(sys::hwnd(hwnd), &rid).ok()??;
+        let Some(uia) = client() else {
+            return Ok(None);
+        };
+        let Some((found, rec)) = uia.find(sys::hwnd(hwnd), &rid).map_err(|e| e.to_string())? else {
+            return Ok(None);
+        };
         let node = uia::node(&rec, h.clone());
-        return Some(Live {
+        return Ok(Some(Live {
             el: El::Uia(found, Box::new(rec)),
             node,
-        });
+        }));
     }
-    let (hwnd, path) = props::parse_handle(h)?;
-    let acc = msaa::follow(sys::hwnd(hwnd), &path)?;
-    let node = props::node(&msaa::props(&acc), h.clone());
-    Some(Live {
-        el: El::Msaa(acc),
-        node,
-    })
+    let Some((hwnd, path)) = props::parse_handle(h) else {
+        return Ok(None);
+    };
+    Ok(msaa::follow(sys::hwnd(hwnd), &path).map(|acc| {
+        let node = props::node(&msaa::props(&acc), h.clone());
+        Live {
+            el: El::Msaa(acc),
+            node,
+        }
+    }))
 }
 
 /// The top-level window a handle belongs to.
@@ -91,12 +106,27 @@ impl Live {
         };
     }
 
-    /// Flips a check box or toggle button through its Toggle pattern; `false` where the
-    /// layer has none (the toggle is then a click).
+    /// Flips a check box or toggle button through its Toggle pattern, selects a radio
+    /// button through SelectionItem; `false` where the layer has neither (the toggle is then
+    /// a click).
     pub fn toggle(&self) -> bool {
         match &self.el {
-            El::Uia(e, r) => r.is_toggle_pattern_available && automation::act::toggle(e).is_ok(),
+            El::Uia(e, r) => {
+                (r.is_toggle_pattern_available && automation::act::toggle(e).is_ok())
+                    || (r.control_type == 50013
+                        && r.is_selection_item_pattern_available
+                        && automation::act::select(e).is_ok())
+            }
             El::Msaa(_) => false,
+        }
+    }
+
+    /// Whether the element's text can be read back (a Value pattern in UIA; MSAA's value):
+    /// an editor with a Text pattern alone (a contentEditable page, Word) cannot be.
+    pub fn reads_value(&self) -> bool {
+        match &self.el {
+            El::Uia(_, r) => r.is_value_pattern_available,
+            El::Msaa(_) => true,
         }
     }
 

@@ -23,10 +23,13 @@ use windows::Win32::UI::Accessibility::*;
 /// much memory however long `observe` takes to read.
 const WAITING: usize = 32;
 
-/// The properties whose changes are notices: what a read would show differently.
-const PROPERTIES: [UIA_PROPERTY_ID; 8] = [
-    UIA_NamePropertyId,
-    UIA_ValueValuePropertyId,
+/// The properties whose changes are notices: what a read would show differently. Only
+/// numbers and booleans: the windows crate (0.62) hands a handler the new value as a
+/// `VARIANT` that frees itself on drop, which for a string (a name, a value) would free
+/// UI Automation's copy a second time — and a value change would bring a password field's
+/// text into this process. Text changes come as `Text_TextChanged` events, names with the
+/// structure changes that usually go with them.
+const PROPERTIES: [UIA_PROPERTY_ID; 6] = [
     UIA_RangeValueValuePropertyId,
     UIA_ToggleToggleStatePropertyId,
     UIA_ExpandCollapseExpandCollapseStatePropertyId,

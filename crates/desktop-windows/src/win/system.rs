@@ -44,6 +44,7 @@ impl System for WinSystem {
 
     async fn connect(&self, timeout: Duration, _warm: bool) -> Result<WinDesktop> {
         super::com_init();
+        super::automation::set_call_timeout(u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX));
         let dir = state_dir();
         desktop_core::private::dir(&dir)?;
         Ok(WinDesktop {

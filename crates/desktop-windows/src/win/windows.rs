@@ -99,12 +99,32 @@ pub fn list() -> Vec<Top> {
             continue;
         }
         let title = text(h);
-        if title.is_empty() {
+        if title.is_empty() || cloaked(h) {
             continue;
         }
         let mut pid = 0u32;
         // SAFETY: valid out-pointers.
         unsafe { GetWindowThreadProcessId(h, Some(&mut pid)) };
+        // A Store app's window belongs to ApplicationFrameHost; the app is the process of
+        // the core window inside it (Calculator is CalculatorApp, not the frame host).
+        let class = class(h);
+        if class == "ApplicationFrameWindow" {
+            use windows::core::w;
+            // SAFETY: a search among the window's children.
+            if let Ok(core) = unsafe {
+                windows::Win32::UI::WindowsAndMessaging::FindWindowExW(
+                    Some(h),
+                    None,
+                    w!("Windows.UI.Core.CoreWindow"),
+                    None,
+                )
+            } {
+                let inner = pid_of(core.0 as usize as u64);
+                if inner != 0 {
+                    pid = inner;
+                }
+            }
+        }
         let mut r = RECT::default();
         // SAFETY: as above.
         let _ = unsafe { GetWindowRect(h, &mut r) };
@@ -114,7 +134,7 @@ pub fn list() -> Vec<Top> {
         out.push(Top {
             hwnd: v as u64,
             title,
-            class: class(h),
+            class,
             pid,
             program: program(pid),
             rect: (r.left, r.top, r.right - r.left, r.bottom - r.top),
@@ -124,6 +144,24 @@ pub fn list() -> Vec<Top> {
         });
     }
     out
+}
+
+/// Whether Windows keeps the window hidden though it is "visible": a suspended or
+/// prelaunched Store app, a window on another virtual desktop.
+fn cloaked(h: HWND) -> bool {
+    use windows::Win32::Graphics::Dwm::{DwmGetWindowAttribute, DWMWA_CLOAKED};
+    let mut c = 0u32;
+    // SAFETY: a four-byte attribute read into a u32.
+    let ok =
+        unsafe { DwmGetWindowAttribute(h, DWMWA_CLOAKED, (&mut c as *mut u32).cast(), 4) }.is_ok();
+    ok && c != 0
+}
+
+/// Now, in the units of [`created`].
+pub fn now() -> u64 {
+    // SAFETY: a query without arguments.
+    let t = unsafe { windows::Win32::System::SystemInformation::GetSystemTimeAsFileTime() };
+    (u64::from(t.dwHighDateTime) << 32) | u64::from(t.dwLowDateTime)
 }
 
 /// The window in front.
@@ -159,6 +197,25 @@ pub fn pid_of(v: u64) -> u32 {
     pid
 }
 
+/// When a process was created (100 ns units since 1601), `None` where it cannot be asked.
+pub fn created(pid: u32) -> Option<u64> {
+    use windows::Win32::Foundation::FILETIME;
+    use windows::Win32::System::Threading::GetProcessTimes;
+    // SAFETY: a handle with the least right that reads the times, closed below.
+    let p = unsafe { OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, false, pid) }.ok()?;
+    let (mut c, mut e, mut k, mut u) = (
+        FILETIME::default(),
+        FILETIME::default(),
+        FILETIME::default(),
+        FILETIME::default(),
+    );
+    // SAFETY: valid out-pointers for a live handle.
+    let ok = unsafe { GetProcessTimes(p, &mut c, &mut e, &mut k, &mut u) }.is_ok();
+    // SAFETY: the handle opened above.
+    let _ = unsafe { CloseHandle(p) };
+    ok.then(|| (u64::from(c.dwHighDateTime) << 32) | u64::from(c.dwLowDateTime))
+}
+
 /// The processes this one runs under (parent, its parent, …): the terminal or editor that
 /// hosts us waits on our answer, so it is never called into. Read once per command.
 pub fn ancestors() -> Vec<u32> {
@@ -186,11 +243,18 @@ pub fn ancestors() -> Vec<u32> {
             }
             let _ = CloseHandle(snap);
         }
+        // The shell (Explorer) starts terminals but never waits on them: it ends the chain.
+        // SAFETY: a query without arguments.
+        let shell = pid_of(
+            unsafe { windows::Win32::UI::WindowsAndMessaging::GetShellWindow() }.0 as usize as u64,
+        );
         let mut out = Vec::new();
         let mut at = std::process::id();
-        // Parent ids are reused after a parent exits: a short, cycle-free chain only.
         while let Some(&p) = parent.get(&at) {
-            if p == 0 || out.contains(&p) || out.len() > 16 {
+            // A parent id outlives its process and may name a newer, unrelated one: a
+            // parent created after its child is not it.
+            let newer = matches!((created(p), created(at)), (Some(a), Some(b)) if a > b);
+            if p == 0 || p == shell || newer || out.contains(&p) || out.len() > 16 {
                 break;
             }
             out.push(p);
@@ -201,31 +265,36 @@ pub fn ancestors() -> Vec<u32> {
     .clone()
 }
 
-/// Waits until the program owning `hwnd` has taken in the input sent to it and waits for
-/// more (`WaitForInputIdle`), at most `ms`: an action answers once the app has its keys.
-/// `false` when it did not get there in time (or is no GUI program to wait for).
+/// Waits until the thread of the window `v` has taken in the input sent to it and is back
+/// in its message loop, at most `ms`: an empty message sent after the input (twice, a
+/// moment apart, since input is queued while sent messages are served first) answers only
+/// when the thread reads its messages again. `false` when it did not answer in time.
 pub fn input_idle(v: u64, ms: u32) -> bool {
-    use windows::Win32::Foundation::WAIT_OBJECT_0;
-    use windows::Win32::System::Threading::{
-        OpenProcess, WaitForInputIdle, PROCESS_QUERY_LIMITED_INFORMATION, PROCESS_SYNCHRONIZE,
+    use windows::Win32::Foundation::{LPARAM, WPARAM};
+    use windows::Win32::UI::WindowsAndMessaging::{
+        SendMessageTimeoutW, SMTO_ABORTIFHUNG, SMTO_ERRORONEXIT, WM_NULL,
     };
     let pid = pid_of(v);
-    if pid == 0 || pid == std::process::id() {
+    // Never into a program that hosts us (it waits on our answer).
+    if pid == 0 || pid == std::process::id() || ancestors().contains(&pid) {
         return false;
     }
-    // SAFETY: a handle with the rights to wait on the process, closed below.
-    let Ok(p) = (unsafe {
-        OpenProcess(
-            PROCESS_SYNCHRONIZE | PROCESS_QUERY_LIMITED_INFORMATION,
-            false,
-            pid,
-        )
-    }) else {
-        return false;
-    };
-    // SAFETY: a wait on a live process handle, bounded by `ms`.
-    let r = unsafe { WaitForInputIdle(p, ms) };
-    // SAFETY: the handle opened above.
-    let _ = unsafe { CloseHandle(p) };
-    r == WAIT_OBJECT_0.0
+    let mut ok = true;
+    for _ in 0..2 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        // SAFETY: a message without pointers, bounded by its timeout.
+        let r = unsafe {
+            SendMessageTimeoutW(
+                hwnd(v),
+                WM_NULL,
+                WPARAM(0),
+                LPARAM(0),
+                SMTO_ABORTIFHUNG | SMTO_ERRORONEXIT,
+                ms,
+                None,
+            )
+        };
+        ok &= r.0 != 0;
+    }
+    ok
 }
