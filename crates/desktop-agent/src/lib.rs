@@ -9,6 +9,7 @@ mod contract;
 mod exec;
 mod model;
 mod replay;
+pub mod report;
 mod run;
 #[cfg(test)]
 mod run_tests;

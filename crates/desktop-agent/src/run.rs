@@ -141,6 +141,8 @@ pub async fn run<D: Desktop>(
     let data = serde_json::to_value(&report).unwrap_or(Value::Null);
     l.log.log("end", data.clone());
     l.log.finish();
+    // The page a person reads the run in; a failure costs the page, never the run.
+    let _ = crate::report::write(l.log.dir(), None);
     match error {
         Some(mut err) => {
             err.message = l.log.redact(&err.message);
@@ -165,7 +167,10 @@ impl<D: Desktop> Loop<'_, D> {
         let mut parts = vec![Part::Text(format!("{lead}{}", s.text))];
         if let Some((mime, bytes)) = &s.image {
             let file = self.log.image(self.turns + 1, mime, bytes);
-            self.log.log("observe", json!({"turn": self.turns + 1, "screenshot": file, "window": s.data.as_ref().map(|d| &d.window), "text": s.text}));
+            // Where the screenshot's pixels are on screen: the report draws the acted
+            // element and the click point over it.
+            let frame = s.frame.map(|f| json!({"origin": [f.origin.0, f.origin.1], "scale": f.scale, "width": f.width, "height": f.height}));
+            self.log.log("observe", json!({"turn": self.turns + 1, "screenshot": file, "frame": frame, "window": s.data.as_ref().map(|d| &d.window), "text": s.text}));
             parts.push(Part::Image {
                 mime,
                 base64: b64(bytes),

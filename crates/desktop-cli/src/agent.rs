@@ -127,6 +127,15 @@ pub(crate) fn services() -> desktop_agent::Services {
 /// Runs the command; the envelope's `data.success` says whether the goal was reached, and
 /// the exit status is 1 when it was not.
 pub async fn command(g: &Global, out: Out, a: AgentArgs) -> i32 {
+    if let Some(dir) = &a.report {
+        return match desktop_agent::report::write(dir, a.report_output.as_deref()) {
+            Ok(path) => out.ok(
+                "agent-report",
+                serde_json::json!({"report": path.display().to_string()}),
+            ),
+            Err(e) => out.err("agent-report", &e),
+        };
+    }
     let services = services();
     let goal = match goal(&a) {
         Ok(goal) => goal,

@@ -876,6 +876,13 @@ pub struct AgentArgs {
     /// Re-execute the actions a transcript recorded, finding elements again by role and name.
     #[arg(long, value_name = "DIR", conflicts_with = "goal")]
     pub replay: Option<std::path::PathBuf>,
+    /// Build the report page (report.html) of an earlier run's transcript folder again, and
+    /// run nothing (every run writes its own at its end).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["goal", "goal_file", "replay"])]
+    pub report: Option<std::path::PathBuf>,
+    /// Where --report writes the page (default: report.html in the folder).
+    #[arg(long, value_name = "FILE", requires = "report")]
+    pub report_output: Option<std::path::PathBuf>,
 }
 
 #[cfg(test)]

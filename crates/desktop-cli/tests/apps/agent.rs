@@ -839,6 +839,31 @@ fn transcript_secrets(env: &Env) {
     }
     let log = std::fs::read_to_string(fake.transcript().join("transcript.jsonl")).unwrap();
     assert!(log.contains("[redacted]"));
+    // The run's page (read above with every file: no secret in it): the step, the field
+    // typed into boxed on the screenshot the model saw, private like the rest.
+    let page = std::fs::read_to_string(fake.transcript().join("report.html")).unwrap();
+    assert!(
+        page.contains("type_text") && page.contains("on pwd &quot;Password&quot;"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<img src=\"turn-001.jpg\"") && page.contains("class=\"box\""),
+        "{page}"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: PathBuf| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(fake.transcript().join("report.html")), 0o600);
+    // Built again from the folder, elsewhere.
+    let again = fake.transcript().join("again.html");
+    let r = env.desk.cli(&[
+        "agent",
+        "--report",
+        fake.transcript().to_str().unwrap(),
+        "--report-output",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), page);
     // The history sent back to the model has it blanked too.
     assert!(!all_text(&fake.requests()[1]).contains(secret));
 }
