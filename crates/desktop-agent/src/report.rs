@@ -220,8 +220,8 @@ pub fn html(events: &[Value]) -> String {
     p.replace("<!--marks-->", "")
 }
 
-/// Writes the report of the run in `dir` to `output` (default `dir/report.html`), readable
-/// by this user alone; its path.
+/// Writes the report of the run in `dir` to `output` (default `dir/report.html`) and its
+/// animation (`dir/run.gif`), readable by this user alone; the page's path.
 pub fn write(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
     let path = dir.join("transcript.jsonl");
     let raw = std::fs::read_to_string(&path).map_err(|e| {
@@ -238,6 +238,7 @@ pub fn write(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
         .collect();
     let out = output.map_or_else(|| dir.join("report.html"), Path::to_path_buf);
     desktop_core::private::write_owner_only(&out, html(&events).as_bytes())?;
+    crate::reel::write(dir, &events)?;
     Ok(out)
 }
 

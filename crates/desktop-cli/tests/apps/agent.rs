@@ -864,6 +864,23 @@ fn transcript_secrets(env: &Env) {
     ]);
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert_eq!(std::fs::read_to_string(&again).unwrap(), page);
+    // The run's animation: one frame for each screenshot the model saw, private too.
+    use image::AnimationDecoder;
+    let shots = std::fs::read_dir(fake.transcript())
+        .unwrap()
+        .filter(|e| {
+            let name = e.as_ref().unwrap().file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("turn-") && name.ends_with(".jpg")
+        })
+        .count();
+    let gif = std::fs::File::open(fake.transcript().join("run.gif")).unwrap();
+    let frames = image::codecs::gif::GifDecoder::new(std::io::BufReader::new(gif))
+        .unwrap()
+        .into_frames()
+        .count();
+    assert!(shots > 0 && frames == shots, "{frames} frames for {shots} screenshots");
+    assert_eq!(mode(fake.transcript().join("run.gif")), 0o600);
     // The history sent back to the model has it blanked too.
     assert!(!all_text(&fake.requests()[1]).contains(secret));
 }
