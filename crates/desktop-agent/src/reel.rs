@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// Longest edge of a frame.
-pub const EDGE: u32 = 800;
+pub const EDGE: u32 = 720;
 /// How long each frame shows.
 const SHOW_MS: u32 = 1500;
 
