@@ -879,7 +879,10 @@ fn transcript_secrets(env: &Env) {
         .unwrap()
         .into_frames()
         .count();
-    assert!(shots > 0 && frames == shots, "{frames} frames for {shots} screenshots");
+    assert!(
+        shots > 0 && frames == shots,
+        "{frames} frames for {shots} screenshots"
+    );
     assert_eq!(mode(fake.transcript().join("run.gif")), 0o600);
     // The history sent back to the model has it blanked too.
     assert!(!all_text(&fake.requests()[1]).contains(secret));
