@@ -76,7 +76,7 @@ pub fn area(r: Rect) -> Result<Capture> {
     Ok(Capture::new((r.x, r.y), img))
 }
 
-/// One window's own pixels at its rectangle `r`, covered or not; `None` where the window
+/// One window's own pixels at the rectangle it shows (`r`), covered or not; `None` where the window
 /// draws nothing for it (minimized, or a system that leaves the image black), so the
 /// caller raises it and captures its area instead.
 pub fn window(hwnd: HWND, r: Rect) -> Result<Option<Capture>> {
@@ -86,11 +86,27 @@ pub fn window(hwnd: HWND, r: Rect) -> Result<Option<Capture>> {
     if unsafe { IsIconic(hwnd) }.as_bool() {
         return Ok(None);
     }
+    // PrintWindow draws from the window's own corner (its invisible borders included):
+    // drawn at that size, then cut to the rectangle shown (`r`, DWM's frame bounds).
+    let mut whole = windows::Win32::Foundation::RECT::default();
+    // SAFETY: a valid out-pointer.
+    if unsafe { windows::Win32::UI::WindowsAndMessaging::GetWindowRect(hwnd, &mut whole) }.is_err()
+    {
+        return Ok(None);
+    }
+    let (dx, dy) = (r.x - whole.left, r.y - whole.top);
+    let (ww, wh) = (whole.right - whole.left, whole.bottom - whole.top);
+    if dx < 0 || dy < 0 || dx + r.w > ww || dy + r.h > wh {
+        return Ok(None);
+    }
     // SAFETY: the window draws itself into our memory DC; a hung window is bounded by the
     // caller's worker thread.
-    let img = drawn(r.w, r.h, |mem, _| unsafe {
+    let img = drawn(ww, wh, |mem, _| unsafe {
         PrintWindow(hwnd, mem, PRINT_WINDOW_FLAGS(PW_RENDERFULLCONTENT)).as_bool()
-    })?;
+    })?
+    .map(|i| {
+        image::imageops::crop_imm(&i, dx as u32, dy as u32, r.w as u32, r.h as u32).to_image()
+    });
     // All black: nothing was drawn (GDI gives zeroed bits), not a black window worth trusting.
     Ok(img
         .filter(|i| i.pixels().any(|p| p.0 != [0, 0, 0]))

@@ -125,9 +125,7 @@ pub fn list() -> Vec<Top> {
                 }
             }
         }
-        let mut r = RECT::default();
-        // SAFETY: as above.
-        let _ = unsafe { GetWindowRect(h, &mut r) };
+        let r = frame(h);
         // SAFETY: queries on window handles.
         let modal = unsafe { GetWindow(h, GW_OWNER) }
             .is_ok_and(|owner| !owner.is_invalid() && !unsafe { IsWindowEnabled(owner) }.as_bool());
@@ -155,6 +153,27 @@ fn cloaked(h: HWND) -> bool {
     let ok =
         unsafe { DwmGetWindowAttribute(h, DWMWA_CLOAKED, (&mut c as *mut u32).cast(), 4) }.is_ok();
     ok && c != 0
+}
+
+/// The rectangle a window shows on screen: DWM's extended frame bounds (Windows 10 and 11
+/// draw invisible resize borders of about 7 px around `GetWindowRect`), else the window's.
+pub fn frame(h: HWND) -> RECT {
+    use windows::Win32::Graphics::Dwm::{DwmGetWindowAttribute, DWMWA_EXTENDED_FRAME_BOUNDS};
+    let mut r = RECT::default();
+    // SAFETY: a RECT-sized attribute read into a RECT.
+    let dwm = unsafe {
+        DwmGetWindowAttribute(
+            h,
+            DWMWA_EXTENDED_FRAME_BOUNDS,
+            (&mut r as *mut RECT).cast(),
+            std::mem::size_of::<RECT>() as u32,
+        )
+    };
+    if dwm.is_err() || r.right <= r.left || r.bottom <= r.top {
+        // SAFETY: a valid out-pointer.
+        let _ = unsafe { GetWindowRect(h, &mut r) };
+    }
+    r
 }
 
 /// Now, in the units of [`created`].
