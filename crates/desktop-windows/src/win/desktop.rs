@@ -461,7 +461,15 @@ fn read_tree(
     actions: bool,
 ) -> std::result::Result<(Vec<Node>, bool, &'static str), String> {
     if let Some(uia) = element::client() {
-        if let Ok((top, cut)) = uia.dump(sys::hwnd(hwnd), MAX_ELEMENTS) {
+        if let Ok((mut top, mut cut)) = uia.dump(sys::hwnd(hwnd), MAX_ELEMENTS) {
+            // Chromium and Edge build a page's tree on the first UI Automation request:
+            // a first read finds the document empty; the next, a moment later, the page.
+            if empty_document(&top) {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                if let Ok(again) = uia.dump(sys::hwnd(hwnd), MAX_ELEMENTS) {
+                    (top, cut) = again;
+                }
+            }
             if !top.children.is_empty() {
                 return Ok((crate::uia::tree(hwnd, &top, actions), cut, "uia"));
             }
@@ -469,4 +477,10 @@ fn read_tree(
     }
     let (top, cut) = msaa::dump(sys::hwnd(hwnd), MAX_ELEMENTS).map_err(|e| e.to_string())?;
     Ok((props::tree(hwnd, &top), cut, "msaa"))
+}
+
+/// Whether a tree holds a document with nothing in it yet (a browser page being built).
+fn empty_document(e: &crate::uia::Element) -> bool {
+    const DOCUMENT: i32 = 50030;
+    (e.control_type == DOCUMENT && e.children.is_empty()) || e.children.iter().any(empty_document)
 }
