@@ -479,8 +479,10 @@ fn read_tree(
     Ok((props::tree(hwnd, &top), cut, "msaa"))
 }
 
-/// Whether a tree holds a document with nothing in it yet (a browser page being built).
+/// Whether a tree holds a Chromium (or Edge) document with nothing in it yet: a page being
+/// built. Other documents may well be empty (Notepad's editor has no children).
 fn empty_document(e: &crate::uia::Element) -> bool {
     const DOCUMENT: i32 = 50030;
-    (e.control_type == DOCUMENT && e.children.is_empty()) || e.children.iter().any(empty_document)
+    (e.control_type == DOCUMENT && e.framework_id == "Chrome" && e.children.is_empty())
+        || e.children.iter().any(empty_document)
 }
