@@ -41,6 +41,19 @@ pub struct ElementState {
     pub states: States,
 }
 
+/// `NOT_INTERACTABLE` for a disabled element, checked before acting on it (every backend
+/// refuses the same way).
+pub fn usable(n: &Node) -> crate::Result<()> {
+    if n.states.contains(States::DISABLED) {
+        return Err(crate::Error::new(
+            crate::ErrorCode::NotInteractable,
+            format!("{} \"{}\" is disabled", n.role, n.name),
+        )
+        .suggest("Wait until it is enabled, or act on another element"));
+    }
+    Ok(())
+}
+
 impl ElementState {
     pub fn of(n: &Node) -> Self {
         let keep = States::FOCUSED

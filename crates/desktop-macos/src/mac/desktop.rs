@@ -8,7 +8,7 @@ use super::{capture, input, walk, windows as sys};
 use crate::attrs::{self, Attrs};
 use crate::geometry::{self, RawDisplay};
 use crate::windows::pair;
-use desktop_core::action::{Acted, ActionResult, Effect, ElementState, Route};
+use desktop_core::action::{usable, Acted, ActionResult, Effect, ElementState, Route};
 use desktop_core::backend::{Display, Found, NoMemo};
 use desktop_core::filter;
 use desktop_core::refs::{self, Probe, RefMap, WindowRefs};
@@ -263,17 +263,6 @@ fn center(n: &Node) -> Result<(f64, f64)> {
         f64::from(b.x) + f64::from(b.w) / 2.0,
         f64::from(b.y) + f64::from(b.h) / 2.0,
     ))
-}
-
-fn usable(n: &Node) -> Result<()> {
-    if n.states.contains(States::DISABLED) {
-        return Err(Error::new(
-            ErrorCode::NotInteractable,
-            format!("{} \"{}\" is disabled", n.role, n.name),
-        )
-        .suggest("Wait until it is enabled, or act on another element"));
-    }
-    Ok(())
 }
 
 fn failed(what: String, seen: &Node) -> Error {

@@ -4,7 +4,7 @@
 
 use super::element::{self, Live};
 use super::{input, windows as sys};
-use desktop_core::action::{Effect, Route};
+use desktop_core::action::{usable, Effect, Route};
 use desktop_core::request::{Action, Aim, Button};
 use desktop_core::{Error, ErrorCode, Handle, Node, Result, Role, States};
 use std::time::{Duration, Instant};
@@ -38,17 +38,6 @@ fn center(n: &Node) -> Result<(i32, i32)> {
         .suggest("Scroll it into view or open what holds it, then read again")
     })?;
     Ok((b.x + b.w / 2, b.y + b.h / 2))
-}
-
-fn usable(n: &Node) -> Result<()> {
-    if n.states.contains(States::DISABLED) {
-        return Err(Error::new(
-            ErrorCode::NotInteractable,
-            format!("{} \"{}\" is disabled", n.role, n.name),
-        )
-        .suggest("Wait until it is enabled, or act on another element"));
-    }
-    Ok(())
 }
 
 fn failed(what: String) -> Error {
