@@ -102,6 +102,70 @@ impl X {
         self.sync()
     }
 
+    /// Whether other windows hide `window` wholly: none of nine points spread over it shows
+    /// it. Chromium stops drawing such a window and stops updating its page's
+    /// accessibility tree until it shows again.
+    pub fn covered(&self, window: Window) -> bool {
+        let Some(geom) = self
+            .conn
+            .get_geometry(window)
+            .ok()
+            .and_then(|c| c.reply().ok())
+        else {
+            return false;
+        };
+        let Some(pos) = self
+            .conn
+            .translate_coordinates(window, self.root, 0, 0)
+            .ok()
+            .and_then(|c| c.reply().ok())
+        else {
+            return false;
+        };
+        let on_screen = Rect::new(
+            i32::from(pos.dst_x),
+            i32::from(pos.dst_y),
+            i32::from(geom.width),
+            i32::from(geom.height),
+        );
+        let (x0, y0) = (i64::from(on_screen.x), i64::from(on_screen.y));
+        let (w, h) = (i64::from(on_screen.w), i64::from(on_screen.h));
+        let frame = self.frame_of(window);
+        let mut looked = false;
+        for fy in [1, 2, 3] {
+            for fx in [1, 2, 3] {
+                let (x, y) = (x0 + w * fx / 4, y0 + h * fy / 4);
+                let (Ok(x), Ok(y)) = (i32::try_from(x), i32::try_from(y)) else {
+                    continue;
+                };
+                if !self.screen.contains_point(x, y) {
+                    continue;
+                }
+                looked = true;
+                if self.top_level_at(x, y) == Some(frame) {
+                    return false;
+                }
+            }
+        }
+        looked
+    }
+
+    /// The child of the root window that holds `window`: the window itself, or the frame a
+    /// reparenting window manager put around it (what `top_level_at` answers for it).
+    pub fn frame_of(&self, window: Window) -> Window {
+        let mut at = window;
+        for _ in 0..8 {
+            let Some(tree) = self.conn.query_tree(at).ok().and_then(|c| c.reply().ok()) else {
+                break;
+            };
+            if tree.parent == self.root || tree.parent == 0 {
+                return at;
+            }
+            at = tree.parent;
+        }
+        window
+    }
+
     /// The top-level window showing at a point (what a click there would hit).
     pub fn top_level_at(&self, x: i32, y: i32) -> Option<Window> {
         let (x, y) = (i16::try_from(x).ok()?, i16::try_from(y).ok()?);

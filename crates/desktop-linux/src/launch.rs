@@ -10,6 +10,10 @@ use std::time::{Duration, Instant};
 
 /// Flags Chromium-family browsers need before they expose web content (see the testbed notes).
 const CHROMIUM_A11Y: &str = "--force-renderer-accessibility";
+/// Chromium stops laying out a page whose window others hide wholly, and its accessibility
+/// tree goes stale until the window shows again; this keeps it current (browser automation
+/// tools pass it too).
+const CHROMIUM_OCCLUDED: &str = "--disable-backgrounding-occluded-windows";
 
 fn is_chromium(program: &str) -> bool {
     let base = Path::new(program)
@@ -72,6 +76,12 @@ impl LinuxDesktop {
             notes.push(format!(
                 "added {CHROMIUM_A11Y} (Chromium shows no page tree without it)"
             ));
+            if !args.iter().any(|a| a == CHROMIUM_OCCLUDED) {
+                args.insert(0, CHROMIUM_OCCLUDED.to_string());
+                notes.push(format!(
+                    "added {CHROMIUM_OCCLUDED} (a page hidden behind other windows stays current)"
+                ));
+            }
             if rustix::process::getuid().is_root() && !args.iter().any(|a| a == "--no-sandbox") {
                 args.insert(0, "--no-sandbox".to_string());
                 notes.push(

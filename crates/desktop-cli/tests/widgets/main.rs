@@ -198,8 +198,9 @@ fn combo_set(env: &Env, window: &str, label: Option<&str>) {
     assert_eq!(env.cli(&args).error_code(), "ELEMENT_NOT_FOUND");
 }
 
-/// Messages far below the fold of a scrolled list: counted, found by text, clicked, each
-/// read back from the app's `clicked:` status.
+/// Messages far from the view of a scrolled list: counted, found by text, clicked, each
+/// read back from the app's `clicked:` status. The last one first (the list scrolls down to
+/// it), then rows far above the view (it scrolls back up).
 fn far_item(env: &Env, window: &str, list: Option<&str>) {
     let data = env.ok(&["read", "--window", window, "-i"]);
     let more = all(&data)
@@ -207,14 +208,27 @@ fn far_item(env: &Env, window: &str, list: Option<&str>) {
         .filter(|e| list.is_none_or(|l| e["t"] == l))
         .find_map(|e| e["more"].as_u64());
     assert!(more.is_some_and(|m| m >= 30), "{data}");
+    env.ok(&[
+        "click",
+        "--window",
+        window,
+        "--text",
+        "Message 50",
+        "--exact",
+    ]);
+    env.expect(window, "clicked:", "Message 50");
     for round in 0..ROUNDS {
         let name = format!("Message {}", 30 + round);
         let found = env.ok(&["read", "--window", window, "--text", &name]);
         let el = all(&found).into_iter().find(|e| e["t"] == name.as_str());
         let el = el.unwrap_or_else(|| panic!("{name} not found: {found}"));
         let r = env.ok(&["click", "--window", window, "--text", &name, "--exact"]);
-        if el["out"] == true {
-            assert_eq!(r["scrolled_into_view"], true, "{r}");
+        // Out of view: scrolled into it first, unless the app's own action (which needs
+        // no view) did the click on a row the screen shows part of.
+        if el["out"] == true && r["scrolled_into_view"] != true {
+            assert_eq!(r["route"], "a11y", "{r}");
+            let b = el["b"].as_array().unwrap();
+            assert!(b[1].as_i64().unwrap() >= 0, "{el} {r}");
         }
         env.expect(window, "clicked:", &name);
     }

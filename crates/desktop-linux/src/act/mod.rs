@@ -189,7 +189,7 @@ impl LinuxDesktop {
         if let Some(w) = live.window_id {
             x.raise_and_focus(w)?;
             match x.top_level_at(point.0, point.1) {
-                Some(top) if top != w => {
+                Some(top) if top != x.frame_of(w) => {
                     return Err(not_interactable(
                         "is covered by another window",
                         n,

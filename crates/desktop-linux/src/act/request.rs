@@ -115,6 +115,11 @@ impl LinuxDesktop {
             (from, Action::Drag { to }) => self.drag(scope, from, to).await,
             (Aim::Element(e), action) => {
                 let mut live = self.element(scope, e).await?;
+                // What a hidden window's app showed may be stale: found again once it shows.
+                let raised = self.uncover(&live).await?;
+                if raised {
+                    live = self.element(scope, e).await?;
+                }
                 if let Action::Click { .. } = action {
                     // An option of a closed combo: chosen through its combo, never a
                     // click where its popup would be.
@@ -124,7 +129,10 @@ impl LinuxDesktop {
                 }
                 let scrolled = !matches!(action, Action::ScrollIntoView)
                     && self.into_view_first(&mut live).await?;
-                let r = self.on_element(&live, action).await?;
+                let mut r = self.on_element(&live, action).await?;
+                if raised {
+                    r = r.with("raised_window", true);
+                }
                 Ok(if scrolled {
                     r.with("scrolled_into_view", true)
                 } else {

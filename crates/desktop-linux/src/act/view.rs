@@ -2,7 +2,8 @@
 //! `Component.ScrollTo` (Chromium); the wheel over its scrolled container, measured notch by
 //! notch until the element's box lies inside the container's (Qt5, whose rows out of view
 //! keep their true place but which cannot scroll on request); focus, which scrolls a GTK3
-//! viewport to the focused row (GTK3 gives rows out of view no place at all).
+//! viewport to the focused row (GTK3 gives rows out of view no place at all). And first of
+//! all, a window other windows hide wholly is raised: Chromium stops updating such a page.
 
 use super::Live;
 use crate::bus::Addr;
@@ -20,6 +21,8 @@ const MAX_DEPTH: usize = 8;
 const MAX_TURNS: usize = 12;
 /// Notches in one turn, at most.
 const MAX_NOTCHES: i64 = 40;
+/// Reads in a row that find a scrolled element's box unchanged before it counts as still.
+const STILL_READS: u32 = 2;
 
 impl LinuxDesktop {
     /// Asks for `live` to be scrolled into view; the route of the way that was taken, or
@@ -55,6 +58,37 @@ impl LinuxDesktop {
             }
         }
         Ok(None)
+    }
+
+    /// Raises the element's window when other windows hide it wholly, as a person would
+    /// before acting in it, and waits for the app to catch up; says whether it did. Chromium
+    /// stops laying out and reporting a wholly hidden page (its tree goes stale: boxes from
+    /// before a scroll, states from before a click) until the window shows again.
+    pub(crate) async fn uncover(&self, live: &Live) -> Result<bool> {
+        let (Some(x), Some(w)) = (self.x.as_ref(), live.window_id) else {
+            return Ok(false);
+        };
+        if !x.covered(w) {
+            return Ok(false);
+        }
+        x.raise(w)?;
+        // The page is laid out again and its tree refreshed on the frames after it shows:
+        // the element read until two reads in a row agree.
+        let deadline = Instant::now() + Duration::from_millis(600);
+        let mut last = None;
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        while Instant::now() < deadline {
+            let now = super::resolve::probe(&live.bus, &live.node.handle)
+                .await
+                .ok()
+                .map(|n| (n.bounds, n.states));
+            if now.is_some() && now == last {
+                break;
+            }
+            last = now;
+            tokio::time::sleep(Duration::from_millis(30)).await;
+        }
+        Ok(true)
     }
 
     /// Brings `live` into its scrolled container's view with the wheel; whether it is in
@@ -179,20 +213,28 @@ async fn container(bus: &Bus, handle: &Handle, b: &Rect, screen: &Rect) -> Optio
     None
 }
 
-/// The element's box once it differs from `was` (the app has scrolled), within a second
-/// (a busy machine: Qt 5 once took over 400 ms to move its rows; only a wheel that moves
-/// nothing pays the whole wait).
+/// The element's box once it differs from `was` (the app has scrolled) and has held still
+/// for a few reads, within a second (a busy machine: Qt 5 once took over 400 ms to move its
+/// rows; only a wheel that moves nothing pays the whole wait). A box read while the app
+/// is still working through the notches would measure part of the move: the next turn
+/// would then scroll past the element, and back.
 async fn moved(bus: &Bus, handle: &Handle, was: &Rect) -> Option<Rect> {
     let deadline = Instant::now() + Duration::from_millis(1000);
+    let mut seen: Option<(Rect, u32)> = None;
     while Instant::now() < deadline {
         if let Some(now) = extents(bus, handle).await {
-            if now != *was {
-                return Some(now);
+            seen = match seen {
+                Some((last, same)) if last == now => Some((now, same + 1)),
+                _ if now != *was => Some((now, 0)),
+                other => other,
+            };
+            if let Some((b, STILL_READS..)) = seen {
+                return Some(b);
             }
         }
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        tokio::time::sleep(Duration::from_millis(if seen.is_some() { 15 } else { 10 })).await;
     }
-    None
+    seen.map(|(b, _)| b)
 }
 
 /// An element's box on screen.
