@@ -151,10 +151,21 @@ pub fn decide(
     }
 }
 
-/// Ctrl+C (first: stop before the next action; second: exit at once) and the pointer corner.
-#[derive(Clone, Default)]
+/// Ctrl+C (first: stop before the next action; second: exit at once), the pointer corner,
+/// and the Stop button of `view` (a stop request for the desktop newer than the run).
+#[derive(Clone)]
 pub struct KillSwitch {
     stopped: Arc<AtomicBool>,
+    started: std::time::SystemTime,
+}
+
+impl Default for KillSwitch {
+    fn default() -> Self {
+        KillSwitch {
+            stopped: Arc::default(),
+            started: std::time::SystemTime::now(),
+        }
+    }
 }
 
 impl KillSwitch {
@@ -178,6 +189,10 @@ impl KillSwitch {
     pub fn check(&self, d: &impl desktop_core::Desktop) -> Option<String> {
         if self.stopped.load(Ordering::SeqCst) {
             return Some("stopped by the user (Ctrl+C)".into());
+        }
+        let stop = desktop_core::stop::path(&d.refs_path());
+        if desktop_core::stop::requested_since(&stop, self.started) {
+            return Some("stopped by the user (the Stop button of the desktop's view)".into());
         }
         let (px, py) = d.pointer()?;
         let s = d.screen()?;

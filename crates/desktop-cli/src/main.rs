@@ -7,11 +7,15 @@ mod agent;
 mod ask;
 mod cli;
 mod commands;
+#[cfg(feature = "http")]
+mod guard;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod output;
 mod platform;
 mod schema;
+#[cfg(feature = "view")]
+mod view;
 
 use clap::Parser;
 use cli::{Cli, Format};
@@ -106,6 +110,8 @@ fn run() -> i32 {
         match cli.command {
             #[cfg(feature = "mcp")]
             cli::Command::Mcp(a) => mcp::command(&cli.global, out, a).await,
+            #[cfg(feature = "view")]
+            cli::Command::View(a) => view::command(&cli.global, out, a).await,
             #[cfg(feature = "agent")]
             cli::Command::Agent(a) => agent::command(&cli.global, out, *a).await,
             #[cfg(feature = "agent")]

@@ -28,6 +28,9 @@ pub struct Target {
     pub role: String,
     #[serde(skip_serializing_if = "String::is_empty", default)]
     pub name: String,
+    /// Its box on screen when acted on (`x, y, w, h`), so a viewer can show where.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub b: Option<[i32; 4]>,
 }
 
 /// One line of the log.
@@ -129,6 +132,7 @@ pub fn entry(
                     id: r.id.or(aimed_id),
                     role: a.role.clone(),
                     name: a.name.chars().take(120).collect(),
+                    b: a.bounds.map(|b| [b.x, b.y, b.w, b.h]),
                 })
                 .or_else(|| {
                     aimed_id.map(|id| Target {
@@ -243,6 +247,55 @@ pub fn keep(e: &Entry, since: Option<&str>, app: Option<&str>) -> bool {
 /// The log file in `dir` (what `activity --follow` watches).
 pub fn file(dir: &Path) -> PathBuf {
     dir.join(FILE)
+}
+
+/// What is appended to the log from a point on (`activity --follow`, `view`): whole lines
+/// only (a writer may be half-way through one), from the start again once it was rotated.
+pub struct Tail {
+    path: PathBuf,
+    at: u64,
+    partial: String,
+}
+
+impl Tail {
+    /// From the log's current end.
+    pub fn from_end(dir: &Path) -> Tail {
+        let path = file(dir);
+        let at = std::fs::metadata(&path).map_or(0, |m| m.len());
+        Tail {
+            path,
+            at,
+            partial: String::new(),
+        }
+    }
+
+    /// The entries appended since the last look.
+    pub fn poll(&mut self) -> Vec<Entry> {
+        use std::io::{Read, Seek, SeekFrom};
+        let len = std::fs::metadata(&self.path).map_or(0, |m| m.len());
+        // A shorter file was rotated: its start is new.
+        if len < self.at {
+            self.at = 0;
+            self.partial.clear();
+        }
+        if len == self.at {
+            return Vec::new();
+        }
+        let Ok(mut f) = std::fs::File::open(&self.path) else {
+            return Vec::new();
+        };
+        let mut text = String::new();
+        if f.seek(SeekFrom::Start(self.at)).is_err() || f.read_to_string(&mut text).is_err() {
+            return Vec::new();
+        }
+        self.at += text.len() as u64;
+        self.partial.push_str(&text);
+        let Some(end) = self.partial.rfind('\n') else {
+            return Vec::new();
+        };
+        let done: String = self.partial.drain(..=end).collect();
+        lines(&done).collect()
+    }
 }
 
 /// One readable line for an entry (`activity --format text`).

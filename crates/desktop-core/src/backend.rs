@@ -190,6 +190,12 @@ pub trait Desktop {
     }
     /// Where the ids of reads of this desktop are kept.
     fn refs_path(&self) -> PathBuf;
+    /// A signal each time the screen's pixels change (a burst of drawing gives one or a
+    /// few), for `view`; `None` where the platform tells no such thing (the viewer then
+    /// compares captures).
+    fn screen_changes(&self) -> Option<std::sync::mpsc::Receiver<()>> {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@ pub mod request;
 pub mod role;
 pub mod screenshot;
 pub mod shot;
+pub mod stop;
 pub mod system;
 pub mod table;
 pub mod watch;

@@ -204,6 +204,10 @@ impl Desktop for LinuxDesktop {
     fn refs_path(&self) -> PathBuf {
         sandbox::refs_path()
     }
+
+    fn screen_changes(&self) -> Option<std::sync::mpsc::Receiver<()>> {
+        crate::damage::watch().ok()
+    }
 }
 
 /// Reads, filters and numbers one window's tree, reusing what `memo` learned in earlier

@@ -13,6 +13,7 @@ mod children;
 mod clipboard;
 mod clues;
 mod convert;
+mod damage;
 mod desktop;
 mod diagnose;
 mod displays;

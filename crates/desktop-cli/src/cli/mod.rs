@@ -110,6 +110,10 @@ pub enum Command {
     /// Serve every capability as MCP tools (stdio by default, or streamable HTTP).
     #[cfg(feature = "mcp")]
     Mcp(McpArgs),
+    /// Show the desktop live on a local web page, with every action as it happens and a
+    /// Stop button for agent runs (read-only otherwise); the URL with its token is printed.
+    #[cfg(feature = "view")]
+    View(ViewArgs),
     /// Carry out a goal in natural language: a model reads the UI and acts, step by step.
     #[cfg(feature = "agent")]
     Agent(Box<AgentArgs>),
@@ -719,6 +723,30 @@ pub struct McpArgs {
     /// they add about 45% to the tool list every session pays for).
     #[arg(long)]
     pub output_schemas: bool,
+}
+
+#[cfg(feature = "view")]
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// Where to serve the page (port 0: any free port).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:0")]
+    pub listen: String,
+    /// Accept viewers from other hosts (they need the token like every viewer).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// The token viewers must send (?token= or Authorization: Bearer); also
+    /// DESKTOP_CLI_VIEW_TOKEN. Without one a random token is made and shown in the URL.
+    #[arg(long, env = "DESKTOP_CLI_VIEW_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Read the token from this file.
+    #[arg(long, value_name = "PATH", conflicts_with = "token")]
+    pub token_file: Option<std::path::PathBuf>,
+    /// Serve without a token: loopback binds only, and then any local user can watch.
+    #[arg(long, conflicts_with_all = ["token", "token_file"])]
+    pub no_token: bool,
+    /// Widest frame sent to the page, in pixels (frames keep the screen's proportions).
+    #[arg(long, value_name = "PX", default_value_t = 1280, value_parser = clap::value_parser!(u32).range(160..=7680))]
+    pub width: u32,
 }
 
 /// When the agent asks before acting.

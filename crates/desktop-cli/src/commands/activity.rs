@@ -5,7 +5,7 @@ use crate::cli::{ActivityArgs, Format};
 use crate::output::Out;
 use desktop_core::activity::{self, Entry};
 use desktop_core::{Error, ErrorCode};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::time::{Duration, SystemTime};
 
 fn print(out: &Out, e: &Entry) -> bool {
@@ -42,35 +42,10 @@ pub async fn run(out: Out, a: ActivityArgs) -> i32 {
     }
     let since = since.map(activity::rfc3339);
     let app = app.map(str::to_lowercase);
-    let path = activity::file(&dir);
-    // From the end of what was printed; a shorter file means it was rotated: from its start.
-    let mut at = std::fs::metadata(&path).map_or(0, |m| m.len());
-    let mut partial = String::new();
+    let mut tail = activity::Tail::from_end(&dir);
     loop {
         tokio::time::sleep(Duration::from_millis(200)).await;
-        let len = std::fs::metadata(&path).map_or(0, |m| m.len());
-        if len < at {
-            at = 0;
-            partial.clear();
-        }
-        if len == at {
-            continue;
-        }
-        let Ok(mut f) = std::fs::File::open(&path) else {
-            continue;
-        };
-        let mut text = String::new();
-        if f.seek(SeekFrom::Start(at)).is_err() || f.read_to_string(&mut text).is_err() {
-            continue;
-        }
-        at += text.len() as u64;
-        partial.push_str(&text);
-        // Whole lines only: a writer may be half-way through one.
-        let Some(end) = partial.rfind('\n') else {
-            continue;
-        };
-        let done: String = partial.drain(..=end).collect();
-        for e in activity::lines(&done) {
+        for e in tail.poll() {
             if activity::keep(&e, since.as_deref(), app.as_deref()) && !print(&out, &e) {
                 return 0;
             }

@@ -124,6 +124,8 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
         // The other faces are routed by `main`: they use these commands, never the reverse.
         #[cfg(feature = "mcp")]
         Command::Mcp(_) => 2,
+        #[cfg(feature = "view")]
+        Command::View(_) => 2,
         #[cfg(feature = "agent")]
         Command::Agent(_) | Command::Ask(_) => 2,
         #[cfg(target_os = "linux")]

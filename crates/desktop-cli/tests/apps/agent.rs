@@ -1089,9 +1089,47 @@ fn kill_switch(env: &Env) {
 
     let mut slow = toggle;
     slow["delay"] = json!(3);
-    let fake = Fake::start("ctrlc", json!([slow, done(true, "x")]));
+    let fake = Fake::start("ctrlc", json!([slow.clone(), done(true, "x")]));
     let child = spawn_agent(env, &fake, "anthropic", "Tick", &["--app", "chromium"]);
-    // Once the model has the request, Ctrl+C.
+    // The agent is waiting for the model's answer: Ctrl+C now.
+    asked(&fake);
+    let _ = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    let out = finish(child, "");
+    assert_eq!(out.data()["stop"], "stopped", "{}", out.stderr);
+    assert!(out.data()["message"].as_str().unwrap().contains("Ctrl+C"));
+    assert_eq!(agreed(env), before);
+
+    // The Stop button of `view`, pressed while the model thinks.
+    let view = crate::view::View::start(env);
+    let fake = Fake::start("viewstop", json!([slow, done(true, "x")]));
+    let child = spawn_agent(env, &fake, "anthropic", "Tick", &["--app", "chromium"]);
+    asked(&fake);
+    assert_eq!(view.stop(), 200);
+    let out = finish(child, "");
+    assert_eq!(out.data()["stop"], "stopped", "{}", out.stderr);
+    assert!(
+        out.data()["message"].as_str().unwrap().contains("Stop"),
+        "{}",
+        out.json
+    );
+    assert_eq!(agreed(env), before);
+    // A stop asked for before a run starts does not end it.
+    let fake = Fake::start("afterstop", json!([done(true, "nothing to do")]));
+    let out = agent(
+        env,
+        &fake,
+        "anthropic",
+        "Nothing",
+        &["--app", "chromium"],
+        "",
+    );
+    assert_eq!(out.data()["success"], true, "{}", out.json);
+}
+
+/// Waits until the agent has sent the model its first request.
+fn asked(fake: &Fake) {
     desktop_testkit::wait_until(
         Duration::from_secs(20),
         "the agent to ask the model",
@@ -1105,14 +1143,6 @@ fn kill_switch(env: &Env) {
             asked.then_some(())
         },
     );
-    // The agent is waiting for the model's answer: Ctrl+C now.
-    let _ = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status();
-    let out = finish(child, "");
-    assert_eq!(out.data()["stop"], "stopped", "{}", out.stderr);
-    assert!(out.data()["message"].as_str().unwrap().contains("Ctrl+C"));
-    assert_eq!(agreed(env), before);
 }
 
 fn replay(env: &Env) {

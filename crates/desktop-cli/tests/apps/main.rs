@@ -18,6 +18,7 @@ mod sandbox;
 mod see;
 mod skill;
 mod tables;
+mod view;
 
 use desktop_testkit::Desk;
 
@@ -78,6 +79,7 @@ fn main() {
     tests.extend(deploy::TESTS);
     tests.extend(displays::TESTS);
     tests.extend(overlays::TESTS);
+    tests.extend(view::TESTS);
     tests.extend(activity::TESTS);
     desktop_testkit::run_tests(Env { desk, victim_pid }, tests, |env, name| {
         env.desk.screenshot(name)
