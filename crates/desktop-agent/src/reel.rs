@@ -1,11 +1,12 @@
 //! `run.gif`: a run's screenshots in order, each with the element its actions aimed at
 //! boxed and numbered by step and each click point marked, shrunk to a long edge of at most
-//! [`EDGE`] pixels (a 20-step run from a 1280×800 screen stays well under 3 MB).
+//! [`EDGE`] pixels (a 20-step run from a 1280×800 screen stays well under 3 MB), and
+//! captioned below with what each action was and how it ended.
 
 use desktop_core::shot::{self, Capture, Mark};
 use desktop_core::{Error, Rect, Result};
 use image::codecs::gif::{GifEncoder, Repeat};
-use image::{Delay, Frame};
+use image::{Delay, Frame, Rgb, RgbImage};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,80 @@ struct Shot {
     file: String,
     frame: Value,
     marks: Vec<Mark>,
+    /// One line per action taken on it; whether it failed.
+    captions: Vec<(String, bool)>,
+}
+
+/// Caption lines under a frame, at most.
+const CAPTION_LINES: usize = 3;
+const LINE: u32 = 11;
+
+/// One line saying what an action was and how it ended: `3 click btn "Save": confirmed`.
+fn caption(ev: &Value) -> (String, bool) {
+    let text = |v: &Value| v.as_str().map(str::to_string).unwrap_or_default();
+    let r = &ev["result"];
+    let on = &r["element"];
+    let target = if on.is_object() {
+        format!(" {} \"{}\"", text(&on["r"]), text(&on["t"]))
+    } else {
+        String::new()
+    };
+    let step = ev["step"].as_u64().unwrap_or(0);
+    let tool = text(&ev["tool"]);
+    if ev["ok"] == true {
+        let effect = text(&r["effect"]);
+        let effect = if effect.is_empty() {
+            "done".into()
+        } else {
+            effect
+        };
+        (format!("{step} {tool}{target}: {effect}"), false)
+    } else {
+        (format!("{step} {tool}: failed {}", text(&r["code"])), true)
+    }
+}
+
+/// Draws `lines` in a dark band added below `img` (8x8 glyphs; what is not ASCII as `?`).
+fn captioned(img: RgbImage, lines: &[(String, bool)]) -> RgbImage {
+    let (w, h) = img.dimensions();
+    let band = LINE * CAPTION_LINES as u32 + 6;
+    let mut out = RgbImage::from_pixel(w, h + band, Rgb([24, 24, 28]));
+    image::imageops::replace(&mut out, &img, 0, 0);
+    let per_line = (w.saturating_sub(8) / 8) as usize;
+    let mut shown: Vec<(String, bool)> = lines.iter().take(CAPTION_LINES).cloned().collect();
+    if lines.len() > CAPTION_LINES {
+        if let Some(last) = shown.last_mut() {
+            *last = (
+                format!("... and {} more", lines.len() - CAPTION_LINES + 1),
+                false,
+            );
+        }
+    }
+    for (n, (line, failed)) in shown.iter().enumerate() {
+        let color = if *failed {
+            Rgb([255, 120, 110])
+        } else {
+            Rgb([235, 235, 235])
+        };
+        let y0 = h + 4 + LINE * n as u32;
+        for (k, c) in line.chars().take(per_line).enumerate() {
+            let c = if c.is_ascii() && !c.is_ascii_control() {
+                c
+            } else {
+                '?'
+            };
+            let glyph = font8x8::legacy::BASIC_LEGACY[c as usize];
+            let x0 = 4 + 8 * k as u32;
+            for (dy, row) in glyph.iter().enumerate() {
+                for dx in 0..8u32 {
+                    if row >> dx & 1 == 1 {
+                        out.put_pixel(x0 + dx, y0 + dy as u32, color);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 fn i(v: &Value) -> Option<i32> {
@@ -39,11 +114,13 @@ fn shots(events: &[Value]) -> Vec<Shot> {
                         file: file.to_string(),
                         frame: ev["frame"].clone(),
                         marks: Vec::new(),
+                        captions: Vec::new(),
                     });
                 }
             }
             Some("action") => {
                 let Some(last) = out.last_mut() else { continue };
+                last.captions.push(caption(ev));
                 let step = ev["step"].as_u64().unwrap_or(0) as u32;
                 let b = &ev["result"]["element"]["b"];
                 if let (Some(x), Some(y), Some(w), Some(h)) =
@@ -104,6 +181,7 @@ pub fn write(dir: &Path, events: &[Value]) -> Result<Option<PathBuf>> {
                 image: img,
             };
             let drawn = shot::render(&capture, scale * shrink, &s.marks, false);
+            let drawn = captioned(drawn, &s.captions);
             let rgba = image::DynamicImage::ImageRgb8(drawn).to_rgba8();
             enc.encode_frame(Frame::from_parts(
                 rgba,

@@ -81,6 +81,8 @@ struct Loop<'a, D: Desktop> {
     reminded: bool,
     repaired: bool,
     cut: bool,
+    /// The error code of the last failed action, for the run's status (`view`).
+    last_error: Option<String>,
 }
 
 pub async fn run<D: Desktop>(
@@ -107,6 +109,7 @@ pub async fn run<D: Desktop>(
         reminded: false,
         repaired: false,
         cut: false,
+        last_error: None,
     };
     let values: Vec<String> = l.o.secrets.values().map(str::to_string).collect();
     for v in &values {
@@ -118,6 +121,7 @@ pub async fn run<D: Desktop>(
         "allow_apps": l.o.allow_apps, "dry_run": l.o.dry_run, "plan": l.o.plan, "json_contract": l.o.json_contract,
     }));
     let result = l.turns_until_end().await;
+    desktop_core::runs::clear(&l.d.refs_path(), std::process::id());
     let (e, error) = match result {
         Ok(e) => (e, None),
         Err(err) => (end(false, "error", err.message.clone()), Some(err)),
@@ -207,7 +211,24 @@ impl<D: Desktop> Loop<'_, D> {
         }
     }
 
+    /// Says what the run is doing now, for `view`.
+    fn status(&self, state: &str) {
+        let goal: String = self.log.redact(&self.o.goal).chars().take(120).collect();
+        desktop_core::runs::save(
+            &self.d.refs_path(),
+            &desktop_core::runs::Status {
+                pid: std::process::id(),
+                state: state.into(),
+                step: self.taken,
+                max_steps: self.o.max_steps,
+                goal,
+                last_error: self.last_error.clone(),
+            },
+        );
+    }
+
     async fn think(&mut self) -> Result<Reply> {
+        self.status("thinking");
         let mut system = SYSTEM.replace("{platform}", self.o.services.platform);
         if self.o.plan && self.turns == 0 {
             system.push_str(PLAN);
@@ -525,6 +546,7 @@ impl<D: Desktop> Loop<'_, D> {
     ) -> std::result::Result<String, String> {
         self.taken += 1;
         let n = self.taken;
+        self.status("acting");
         let what = self.log.redact(&exec::describe(screen, &step.act));
         let role = match &step.act {
             Act::TypeText { id: Some(i), .. } | Act::SetValue { id: i, .. } => {
@@ -619,6 +641,13 @@ impl<D: Desktop> Loop<'_, D> {
             }
         };
         record["ok"] = json!(result.is_ok());
+        if result.is_err() {
+            self.last_error =
+                serde_json::from_str::<Value>(result.as_ref().err().map_or("", String::as_str))
+                    .ok()
+                    .and_then(|v| v["code"].as_str().map(str::to_string))
+                    .or(Some("failed".into()));
+        }
         match &result {
             Ok(t) => record["result"] = serde_json::from_str(t).unwrap_or(json!(t)),
             Err(t) => record["error"] = serde_json::from_str(t).unwrap_or(json!(t)),

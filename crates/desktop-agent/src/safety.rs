@@ -190,8 +190,8 @@ impl KillSwitch {
         if self.stopped.load(Ordering::SeqCst) {
             return Some("stopped by the user (Ctrl+C)".into());
         }
-        let stop = desktop_core::stop::path(&d.refs_path());
-        if desktop_core::stop::requested_since(&stop, self.started) {
+        let stop = desktop_core::runs::stop_path(&d.refs_path());
+        if desktop_core::runs::stop_requested_since(&stop, self.started) {
             return Some("stopped by the user (the Stop button of the desktop's view)".into());
         }
         let (px, py) = d.pointer()?;

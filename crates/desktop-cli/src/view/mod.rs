@@ -7,7 +7,7 @@
 //!
 //! Endpoints: `GET /` the page, `GET /frame.jpg` the latest frame, `GET /events` Server-Sent
 //! Events (`data:` one activity-log line per action; `event: frame` when a new frame is
-//! ready), `POST /stop`.
+//! ready; `event: runs` when what the agent runs are doing changed), `POST /stop`.
 
 mod frames;
 
@@ -36,6 +36,10 @@ pub struct Shared {
     frame: RwLock<Option<frames::Frame>>,
     viewers: Mutex<Vec<mpsc::Sender<Bytes>>>,
     stop_path: PathBuf,
+    /// The desktop's refs, beside which agent runs keep their status.
+    refs: PathBuf,
+    /// The latest `runs` event's data, for viewers that come later.
+    runs: Mutex<String>,
 }
 
 impl Shared {
@@ -104,7 +108,9 @@ async fn serve(
     let shared = Arc::new(Shared {
         frame: RwLock::new(None),
         viewers: Mutex::new(Vec::new()),
-        stop_path: desktop_core::stop::path(&d.refs_path()),
+        stop_path: desktop_core::runs::stop_path(&d.refs_path()),
+        refs: d.refs_path(),
+        runs: Mutex::new(String::new()),
     });
     let host = if bound.ip().is_unspecified() {
         SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), bound.port())
@@ -135,18 +141,24 @@ async fn serve(
     Ok(())
 }
 
-/// Hands every action logged from now on to the viewers.
+/// Hands every action logged from now on to the viewers, and the agent runs' status when it
+/// changes (`event: runs`: what each run on the desktop is doing, `[]` when none runs).
 async fn follow(shared: &Shared) {
-    let Some(dir) = activity::dir() else {
-        return std::future::pending().await;
-    };
-    let mut tail = activity::Tail::from_end(&dir);
+    let mut tail = activity::dir().map(|d| activity::Tail::from_end(&d));
+    let mut runs = String::new();
     loop {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        for e in tail.poll() {
+        for e in tail.as_mut().map(activity::Tail::poll).unwrap_or_default() {
             if let Ok(line) = serde_json::to_string(&e) {
                 shared.send(&format!("data: {line}\n\n"));
             }
+        }
+        let now =
+            serde_json::to_string(&desktop_core::runs::statuses(&shared.refs)).unwrap_or_default();
+        if now != runs {
+            shared.send(&format!("event: runs\ndata: {now}\n\n"));
+            *shared.runs.lock().unwrap_or_else(|e| e.into_inner()) = now.clone();
+            runs = now;
         }
     }
 }
@@ -256,7 +268,7 @@ fn route(req: &Request<Incoming>, shared: &Shared) -> Response<Body> {
             }
         }
         (&Method::GET, "/events") => events(shared),
-        (&Method::POST, "/stop") => match desktop_core::stop::request(&shared.stop_path) {
+        (&Method::POST, "/stop") => match desktop_core::runs::request_stop(&shared.stop_path) {
             Ok(()) => respond(
                 "application/json",
                 Bytes::from_static(b"{\"stopped\":true}"),
@@ -303,6 +315,16 @@ fn events(shared: &Shared) -> Response<Body> {
         .as_ref()
         .map(|f| format!("retry: 1000\nevent: frame\ndata: {}\n\n", f.announce()))
         .unwrap_or_else(|| "retry: 1000\n\n".into());
+    let runs = shared
+        .runs
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let first = if runs.is_empty() {
+        first
+    } else {
+        format!("{first}event: runs\ndata: {runs}\n\n")
+    };
     let _ = tx.try_send(Bytes::from(first));
     shared
         .viewers

@@ -32,7 +32,7 @@ fn id_of(read: &Value, role: &str, name: &str) -> String {
 }
 
 /// One tool call over stdio to a fresh `desktop-cli mcp`; its result.
-fn mcp_call(env: &Env, tool: &str, args: Value) -> Value {
+pub(crate) fn mcp_call(env: &Env, tool: &str, args: Value) -> Value {
     let mut child = Command::new(BIN)
         .arg("mcp")
         .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))

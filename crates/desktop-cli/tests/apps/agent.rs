@@ -1104,10 +1104,21 @@ fn kill_switch(env: &Env) {
     // The Stop button of `view`, pressed while the model thinks.
     let view = crate::view::View::start(env);
     let fake = Fake::start("viewstop", json!([slow, done(true, "x")]));
+    let events = view.events();
     let child = spawn_agent(env, &fake, "anthropic", "Tick", &["--app", "chromium"]);
     asked(&fake);
+    // The page shows the run waiting for the model, at step 0.
+    let waiting = crate::view::next(&events, Duration::from_secs(5), |e| {
+        e.starts_with("event: runs") && e.contains("\"thinking\"")
+    });
+    assert!(
+        waiting.contains("\"step\":0") && waiting.contains("Tick"),
+        "{waiting}"
+    );
     assert_eq!(view.stop(), 200);
     let out = finish(child, "");
+    // And no run once it ended.
+    crate::view::next(&events, Duration::from_secs(5), |e| e.contains("data: []"));
     assert_eq!(out.data()["stop"], "stopped", "{}", out.stderr);
     assert!(
         out.data()["message"].as_str().unwrap().contains("Stop"),

@@ -3,7 +3,9 @@
 //! elsewhere; an action done meanwhile (a click on Chromium's Increment, read back by
 //! libatspi) reaches `/events` as its activity line with the element's box, and the change it
 //! draws reaches a new frame that differs from the one before. The Stop button's effect on an
-//! agent run is tested with the agent (`agent::kill_switch_corner_and_ctrl_c`).
+//! agent run is tested with the agent (`agent::kill_switch_corner_and_ctrl_c`). And the page
+//! itself, opened in Chromium on the same desktop and read back with `read`: the frame is
+//! there, and a CLI `type` and an MCP `click` done meanwhile appear as its rows.
 
 use crate::act::counter;
 use crate::{Env, Test, BIN};
@@ -14,7 +16,13 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-pub const TESTS: &[(&str, Test)] = &[("view::guarded_live_frames_and_actions", guarded_live)];
+pub const TESTS: &[(&str, Test)] = &[
+    ("view::guarded_live_frames_and_actions", guarded_live),
+    (
+        "view::page_in_chromium_shows_cli_and_mcp_actions",
+        in_chromium,
+    ),
+];
 
 /// A running `view`, stopped on drop.
 pub struct View {
@@ -86,7 +94,7 @@ impl View {
     }
 
     /// The event stream: each event (its lines joined) as it comes.
-    fn events(&self) -> mpsc::Receiver<String> {
+    pub fn events(&self) -> mpsc::Receiver<String> {
         let mut s = TcpStream::connect(&self.addr).unwrap();
         write!(
             s,
@@ -139,7 +147,7 @@ fn unchunk(mut b: &[u8]) -> Vec<u8> {
 }
 
 /// The next event that passes `want`, within `limit`.
-fn next(rx: &mpsc::Receiver<String>, limit: Duration, want: impl Fn(&str) -> bool) -> String {
+pub fn next(rx: &mpsc::Receiver<String>, limit: Duration, want: impl Fn(&str) -> bool) -> String {
     let end = Instant::now() + limit;
     loop {
         let left = end.saturating_duration_since(Instant::now());
@@ -251,4 +259,101 @@ fn guarded_live(env: &Env) {
         after != before,
         "the frame after the click is the one before"
     );
+}
+
+/// The rows of the view page's activity list and whether its frame image shows, as `read`
+/// finds them.
+fn page(env: &Env) -> (bool, Vec<String>) {
+    let r = env
+        .desk
+        .cli(&["read", "--window", "desktop-cli view", "--page"]);
+    if r.code != 0 {
+        return (false, Vec::new());
+    }
+    let all = crate::read::flatten(&r.data()["elements"]);
+    let frame = all
+        .iter()
+        .any(|e| e["r"] == "img" && e["t"] == "the desktop" && e["b"][2].as_i64() > Some(100));
+    let rows = all
+        .iter()
+        .filter(|e| e["r"] == "item")
+        .map(|e| {
+            let mut text = e["t"].as_str().unwrap_or("").to_string();
+            for c in crate::read::flatten(&e["c"]) {
+                text.push(' ');
+                text.push_str(c["t"].as_str().unwrap_or(""));
+            }
+            text
+        })
+        .collect();
+    (frame, rows)
+}
+
+fn in_chromium(env: &Env) {
+    let view = View::start(env);
+    let url = format!("http://{}/?token={}", view.addr, view.token);
+    let profile =
+        std::env::temp_dir().join(format!("desktop-cli-view-test-{}", std::process::id()));
+    let profile_arg = format!("--user-data-dir={}", profile.display());
+    let r = env.desk.cli(&[
+        "launch",
+        "--",
+        "chromium",
+        "--test-type",
+        "--disable-gpu",
+        "--no-first-run",
+        "--window-position=0,0",
+        "--window-size=1100,700",
+        &profile_arg,
+        &url,
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let pid = r.data()["pid"].as_u64().unwrap();
+    let shown = std::panic::catch_unwind(|| {
+        desktop_testkit::wait_until(Duration::from_secs(20), "the view page's frame", || {
+            page(env).0.then_some(())
+        });
+        // A CLI type and an MCP click on the fixture page, from other processes.
+        // (Its value typed again as it was: other tests read these fields.)
+        let r = env.desk.cli(&[
+            "type",
+            "--window",
+            "Fixture",
+            "--text",
+            "Field 33",
+            "--exact",
+            "--replace",
+            "value 33",
+        ]);
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        let r = crate::activity::mcp_call(
+            env,
+            "click",
+            serde_json::json!({"window": "Fixture", "text": "Increment", "exact": true}),
+        );
+        assert!(r["result"]["isError"] != true, "{r}");
+        let t = Instant::now();
+        let rows = desktop_testkit::wait_until(Duration::from_secs(10), "both rows", || {
+            let (_, rows) = page(env);
+            let typed = rows.iter().any(|r| r.contains("type") && r.contains("cli"));
+            let clicked = rows
+                .iter()
+                .any(|r| r.contains("click") && r.contains("mcp") && r.contains("Increment"));
+            (typed && clicked).then_some(rows)
+        });
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "rows after {:?}: {rows:?}",
+            t.elapsed()
+        );
+        assert!(
+            rows.iter().all(|r| !r.contains("value 33")),
+            "typed text shown: {rows:?}"
+        );
+    });
+    let _ = Command::new("kill").arg(pid.to_string()).status();
+    let _ = std::fs::remove_dir_all(&profile);
+    if let Err(e) = shown {
+        std::panic::resume_unwind(e);
+    }
 }
