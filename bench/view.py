@@ -128,6 +128,17 @@ class Rfb:
     frame = update
 
 
+COLORS = ["#203040", "#405060", "#604020"]
+SHOWN = [0]
+
+
+def change(env):
+    """Paints the root a colour other than the one it has (a VNC server sends nothing for a
+    repaint that changes no pixel)."""
+    SHOWN[0] += 1
+    subprocess.run(["xsetroot", "-solid", COLORS[SHOWN[0] % 3]], env=env, check=True)
+
+
 def measure(pid, ev, env):
     ev.drain(1.0)
     c0 = cpu_seconds(pid)
@@ -136,7 +147,7 @@ def measure(pid, ev, env):
     lat = []
     for i in range(RUNS):
         ev.drain(0.3)
-        subprocess.run(["xsetroot", "-solid", ["#203040", "#405060"][i % 2]], env=env, check=True)
+        change(env)
         t0 = time.perf_counter()
         t = ev.frame(5)
         if t is None:
@@ -148,8 +159,7 @@ def measure(pid, ev, env):
     end = time.perf_counter() + 5
     i = 0
     while time.perf_counter() < end:
-        subprocess.run(["xsetroot", "-solid", ["#203040", "#405060"][i % 2]], env=env, check=True)
-        i += 1
+        change(env)
         time.sleep(0.05)
         while ev.frame(0.002) is not None:
             frames += 1

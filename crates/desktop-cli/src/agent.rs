@@ -126,7 +126,22 @@ pub(crate) fn services() -> desktop_agent::Services {
 
 /// Runs the command; the envelope's `data.success` says whether the goal was reached, and
 /// the exit status is 1 when it was not.
-pub async fn command(g: &Global, out: Out, a: AgentArgs) -> i32 {
+pub async fn command(g: &Global, out: Out, mut a: AgentArgs) -> i32 {
+    if let Some(dir) = a.report_dir.take() {
+        if a.goal.as_deref() != Some("report") || a.report.is_some() {
+            let e = desktop_core::Error::invalid_args("a goal is one argument")
+                .suggest("Quote the goal: agent \"open the file and ...\"; or agent report DIR");
+            return out.err("agent", &e);
+        }
+        a.goal = None;
+        a.report = Some(dir);
+    }
+    if a.report_output.is_some() && a.report.is_none() {
+        let e = desktop_core::Error::invalid_args("--output is for agent report DIR").suggest(
+            "Example: agent report ~/.local/state/desktop-cli/runs/RUN --output page.html",
+        );
+        return out.err("agent", &e);
+    }
     if let Some(dir) = &a.report {
         return match desktop_agent::report::write(dir, a.report_output.as_deref()) {
             Ok(path) => out.ok(

@@ -857,8 +857,11 @@ pub struct AskArgs {
 pub struct AgentArgs {
     /// What to do, in plain words ("fill the form with ... and submit it"); `-` reads it
     /// from standard input. Without one (and without --goal-file or --replay) it is asked for
-    /// on the terminal.
+    /// on the terminal. `agent report DIR` builds a run's report again (as --report DIR).
     pub goal: Option<String>,
+    /// The transcript folder of `agent report DIR`.
+    #[arg(hide = true)]
+    pub report_dir: Option<std::path::PathBuf>,
     /// Read the goal from this file (`-`: standard input).
     #[arg(long, value_name = "PATH", conflicts_with_all = ["goal", "replay"])]
     pub goal_file: Option<std::path::PathBuf>,
@@ -908,8 +911,9 @@ pub struct AgentArgs {
     /// run nothing (every run writes its own at its end).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["goal", "goal_file", "replay"])]
     pub report: Option<std::path::PathBuf>,
-    /// Where --report writes the page (default: report.html in the folder).
-    #[arg(long, value_name = "FILE", requires = "report")]
+    /// Where --report (or `agent report DIR`) writes the page (default: report.html in the
+    /// folder).
+    #[arg(long, visible_alias = "output", value_name = "FILE")]
     pub report_output: Option<std::path::PathBuf>,
 }
 

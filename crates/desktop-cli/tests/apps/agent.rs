@@ -857,13 +857,20 @@ fn transcript_secrets(env: &Env) {
     let again = fake.transcript().join("again.html");
     let r = env.desk.cli(&[
         "agent",
-        "--report",
+        "report",
         fake.transcript().to_str().unwrap(),
-        "--report-output",
+        "--output",
         again.to_str().unwrap(),
     ]);
     assert_eq!(r.code, 0, "{}", r.stdout);
     assert_eq!(std::fs::read_to_string(&again).unwrap(), page);
+    let r = env
+        .desk
+        .cli(&["agent", "--report", fake.transcript().to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    // Two words are not one goal.
+    let r = env.desk.cli(&["agent", "open", "the", "--dry-run"]);
+    assert_eq!(r.error_code(), "INVALID_ARGS", "{}", r.stdout);
     // The run's animation: one frame for each screenshot the model saw, private too.
     use image::AnimationDecoder;
     let shots = std::fs::read_dir(fake.transcript())

@@ -226,32 +226,31 @@ fn guarded_live(env: &Env) {
     desktop_testkit::wait_until(Duration::from_secs(5), "the click", || {
         (counter(env) == count + 1).then_some(())
     });
-    let line = next(&events, Duration::from_secs(5), |e| {
-        e.starts_with("data: ") && e.contains("\"click\"")
-    });
-    let entry: Value = serde_json::from_str(line.trim().strip_prefix("data: ").unwrap()).unwrap();
+    // The click's line and a new frame, in either order (the frame can come first: the
+    // log is followed every 100 ms).
+    let (mut line, mut seq) = (None, None);
+    let end = Instant::now() + Duration::from_secs(5);
+    while line.is_none() || seq.is_none() {
+        let left = end.saturating_duration_since(Instant::now());
+        let e = events
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("within 5 s: the line {line:?}, a frame {seq:?}"));
+        if let Some(data) = e.strip_prefix("data: ").filter(|d| d.contains("\"click\"")) {
+            line = Some(serde_json::from_str::<Value>(data.trim()).unwrap());
+        } else if let Some(rest) = e.strip_prefix("event: frame\ndata: ") {
+            let v: Value = serde_json::from_str(rest.trim()).unwrap();
+            if v["seq"].as_u64() > announced["seq"].as_u64() {
+                seq = Some(v);
+            }
+        }
+    }
+    let entry = line.unwrap();
     assert_eq!(entry["face"], "cli", "{entry}");
     assert_eq!(entry["target"]["name"], "Increment", "{entry}");
     assert_eq!(
         entry["target"]["b"].as_array().map(Vec::len),
         Some(4),
         "{entry}"
-    );
-    let frame = next(&events, Duration::from_secs(5), |e| {
-        e.starts_with("event: frame")
-    });
-    let seq: Value = serde_json::from_str(
-        frame
-            .lines()
-            .nth(1)
-            .unwrap()
-            .strip_prefix("data: ")
-            .unwrap(),
-    )
-    .unwrap();
-    assert!(
-        seq["seq"].as_u64() > announced["seq"].as_u64(),
-        "{seq} after {announced}"
     );
     let (status, after) = view.request("GET", &format!("/frame.jpg{t}"), &[]);
     assert_eq!(status, 200);
@@ -315,13 +314,20 @@ fn in_chromium(env: &Env) {
         });
         // A CLI type and an MCP click on the fixture page, from other processes.
         // (Its value typed again as it was: other tests read these fields.)
+        let found = env
+            .desk
+            .cli(&["read", "--window", "Fixture", "--text", "Field 33", "-i"]);
+        let id = crate::read::flatten(&found.data()["elements"])
+            .into_iter()
+            .find(|e| e["r"] == "input" && e["t"] == "Field 33")
+            .unwrap_or_else(|| panic!("no Field 33: {}", found.stdout))["i"]
+            .to_string();
         let r = env.desk.cli(&[
             "type",
             "--window",
             "Fixture",
-            "--text",
-            "Field 33",
-            "--exact",
+            "--id",
+            &id,
             "--replace",
             "value 33",
         ]);
