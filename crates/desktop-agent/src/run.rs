@@ -227,7 +227,8 @@ impl<D: Desktop> Loop<'_, D> {
         );
     }
 
-    async fn think(&mut self) -> Result<Reply> {
+    /// The model's next reply, or why the run was stopped while it thought.
+    async fn think(&mut self) -> Result<std::result::Result<Reply, String>> {
         self.status("thinking");
         let mut system = SYSTEM.replace("{platform}", self.o.services.platform);
         if self.o.plan && self.turns == 0 {
@@ -242,16 +243,29 @@ impl<D: Desktop> Loop<'_, D> {
         };
         let (provider, history) = (self.provider.clone(), self.history.clone());
         self.log.log("request", json!({"turn": self.turns + 1, "messages": history.len(), "tools": tools.len(), "model": provider.model}));
-        let reply =
-            tokio::task::spawn_blocking(move || provider.complete(&system, &history, &tools))
-                .await
-                .map_err(|e| Error::internal(format!("the model call stopped: {e}")))?;
+        let call =
+            tokio::task::spawn_blocking(move || provider.complete(&system, &history, &tools));
+        tokio::pin!(call);
+        // A stop (Ctrl+C, the corner, view's Stop) ends the wait for the model too: its answer
+        // would only be thrown away.
+        let reply = loop {
+            tokio::select! {
+                r = &mut call => {
+                    break r.map_err(|e| Error::internal(format!("the model call stopped: {e}")))?;
+                }
+                () = tokio::time::sleep(std::time::Duration::from_millis(200)) => {
+                    if let Some(why) = self.kill.check(self.d) {
+                        return Ok(Err(why));
+                    }
+                }
+            }
+        };
         match reply {
             Ok(r) => {
                 self.tokens.0 += r.input_tokens;
                 self.tokens.1 += r.output_tokens;
                 self.usage.push(json!({"turn": self.turns + 1, "input": r.input_tokens, "output": r.output_tokens, "latency_ms": r.latency_ms, "model": r.model}));
-                Ok(r)
+                Ok(Ok(r))
             }
             Err(e) => {
                 self.log.log(
@@ -314,7 +328,10 @@ impl<D: Desktop> Loop<'_, D> {
                     format!("{max_turns} model turns without finishing"),
                 ));
             }
-            let reply = self.think().await?;
+            let reply = match self.think().await? {
+                Ok(r) => r,
+                Err(why) => return Ok(end(false, "stopped", why)),
+            };
             self.turns += 1;
             let turn = self.turns;
             let parsed: Vec<(Call, std::result::Result<Step, String>)> = if self.o.json_contract {

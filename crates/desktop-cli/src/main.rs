@@ -105,7 +105,7 @@ fn run() -> i32 {
             )
         }
     };
-    rt.block_on(async move {
+    let code = rt.block_on(async move {
         // The MCP server and the agent use the commands; the commands never use them.
         match cli.command {
             #[cfg(feature = "mcp")]
@@ -118,7 +118,11 @@ fn run() -> i32 {
             cli::Command::Ask(a) => ask::command(&cli.global, out, *a).await,
             command => commands::dispatch(cli::Cli { command, ..cli }, out).await,
         }
-    })
+    });
+    // What was abandoned (a model call the agent stopped waiting for) must not hold the
+    // process: the command has answered.
+    rt.shutdown_background();
+    code
 }
 
 /// The command as typed (the first word that is not an option), for envelopes written

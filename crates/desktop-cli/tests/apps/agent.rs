@@ -839,6 +839,20 @@ fn transcript_secrets(env: &Env) {
     }
     let log = std::fs::read_to_string(fake.transcript().join("transcript.jsonl")).unwrap();
     assert!(log.contains("[redacted]"));
+    // The activity log has the agent's step, as the agent's, without the password.
+    let activity = std::fs::read_to_string(env.desk.activity_dir().join("activity.jsonl")).unwrap();
+    let last: serde_json::Value = activity
+        .lines()
+        .rev()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|e| e["face"] == "agent")
+        .expect("an agent line in the activity log");
+    assert_eq!(last["command"], "type", "{last}");
+    assert_eq!(last["target"]["role"], "pwd", "{last}");
+    assert!(
+        !activity.contains(secret),
+        "the activity log holds the password"
+    );
     // The run's page (read above with every file: no secret in it): the step, the field
     // typed into boxed on the screenshot the model saw, private like the rest.
     let page = std::fs::read_to_string(fake.transcript().join("report.html")).unwrap();
@@ -1110,6 +1124,7 @@ fn kill_switch(env: &Env) {
 
     // The Stop button of `view`, pressed while the model thinks.
     let view = crate::view::View::start(env);
+    slow["delay"] = json!(10);
     let fake = Fake::start("viewstop", json!([slow, done(true, "x")]));
     let events = view.events();
     let child = spawn_agent(env, &fake, "anthropic", "Tick", &["--app", "chromium"]);
@@ -1123,7 +1138,14 @@ fn kill_switch(env: &Env) {
         "{waiting}"
     );
     assert_eq!(view.stop(), 200);
+    let stopped = Instant::now();
     let out = finish(child, "");
+    // While the model still thinks (10 s): the run does not wait for its answer.
+    assert!(
+        stopped.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        stopped.elapsed()
+    );
     // And no run once it ended.
     crate::view::next(&events, Duration::from_secs(5), |e| e.contains("data: []"));
     assert_eq!(out.data()["stop"], "stopped", "{}", out.stderr);
