@@ -167,6 +167,38 @@ pub fn notice_token(path: &Path) {
     ));
 }
 
+/// The address a face serves on, from its option (`flag`, shown with `example` when it does
+/// not parse): loopback only unless remote hosts are allowed.
+pub fn listen_addr(
+    text: &str,
+    flag: &str,
+    example: &str,
+    allow_remote: bool,
+) -> Result<std::net::SocketAddr> {
+    let addr: std::net::SocketAddr = text.parse().map_err(|_| {
+        Error::invalid_args(format!("{flag} `{text}` is not ADDR:PORT"))
+            .suggest(format!("Example: {flag} {example}"))
+    })?;
+    if !addr.ip().is_loopback() && !allow_remote {
+        return Err(
+            Error::invalid_args(format!("{addr} is not a loopback address"))
+                .suggest("Serve on 127.0.0.1, or pass --allow-remote to accept other hosts"),
+        );
+    }
+    Ok(addr)
+}
+
+/// Listens on `addr`.
+pub async fn bind(addr: std::net::SocketAddr) -> Result<tokio::net::TcpListener> {
+    tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+        Error::new(
+            desktop_core::ErrorCode::PermDenied,
+            format!("cannot listen on {addr}: {e}"),
+        )
+        .suggest("Pick a free port")
+    })
+}
+
 /// Whether a request's `Host` names this server: on a loopback bind, a loopback name with
 /// any port; otherwise the bind address itself, or any name when bound to all interfaces
 /// (the token guards those). A page on a foreign name that resolves here is refused.

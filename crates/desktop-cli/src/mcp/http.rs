@@ -5,30 +5,20 @@
 
 use super::Server;
 use crate::guard::{self, notice_token, origin_allowed, refuse, same, RemoveOnDrop, TokenSource};
-use desktop_core::{Error, ErrorCode, Result};
+use desktop_core::Result;
 use hyper::body::Incoming;
 use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 pub async fn serve(server: Server, addr: &str, o: &super::Options) -> Result<()> {
     let allow_remote = o.allow_remote;
     let allowed_origins: Arc<Vec<String>> = Arc::new(o.allow_origin.clone());
-    let addr: SocketAddr = addr.parse().map_err(|_| {
-        Error::invalid_args(format!("--http `{addr}` is not ADDR:PORT"))
-            .suggest("Example: --http 127.0.0.1:8931")
-    })?;
+    let addr = guard::listen_addr(addr, "--http", "127.0.0.1:8931", allow_remote)?;
     let loopback = addr.ip().is_loopback();
-    if !loopback && !allow_remote {
-        return Err(
-            Error::invalid_args(format!("{addr} is not a loopback address"))
-                .suggest("Serve on 127.0.0.1, or pass --allow-remote to accept other hosts"),
-        );
-    }
     let source = guard::token_source(
         &guard::TokenOptions {
             token: o.token.as_deref(),
@@ -52,13 +42,7 @@ pub async fn serve(server: Server, addr: &str, o: &super::Options) -> Result<()>
         LocalSessionManager::default().into(),
         config,
     );
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
-        Error::new(
-            ErrorCode::PermDenied,
-            format!("cannot listen on {addr}: {e}"),
-        )
-        .suggest("Pick a free port")
-    })?;
+    let listener = guard::bind(addr).await?;
     let bound = listener.local_addr().map_or(addr, |a| a);
     let mut token_file = RemoveOnDrop(None);
     let token = match source {

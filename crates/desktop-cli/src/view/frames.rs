@@ -70,12 +70,13 @@ pub async fn run(d: &impl Desktop, shared: &Arc<Shared>, width: u32) -> Result<(
             tokio::time::sleep(MIN_GAP - gap).await;
         }
         last = Instant::now();
-        let capture = d.capture(screen(d)).await?;
+        let area = screen(d);
+        let capture = d.capture(area).await?;
         let fingerprint = (!signalled).then(|| digest(capture.image.as_raw()));
         if fingerprint.is_none() || fingerprint != previous {
             previous = fingerprint;
             seq += 1;
-            keep(shared, capture, screen(d), width, seq).await?;
+            keep(shared, capture, area, width, seq).await?;
         }
     }
 }
@@ -86,8 +87,9 @@ fn screen(d: &impl Desktop) -> Rect {
 
 /// The first frame, made before the address is announced (so `/frame.jpg` always has one).
 pub async fn first(d: &impl Desktop, shared: &Shared, width: u32) -> Result<()> {
-    let capture = d.capture(screen(d)).await?;
-    keep(shared, capture, screen(d), width, 1).await
+    let area = screen(d);
+    let capture = d.capture(area).await?;
+    keep(shared, capture, area, width, 1).await
 }
 
 /// Encodes a capture as the latest frame and announces it.

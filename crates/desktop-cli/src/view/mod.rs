@@ -13,7 +13,7 @@ mod frames;
 
 use crate::guard::{self, refuse, same, TokenSource};
 use bytes::Bytes;
-use desktop_core::{activity, Desktop, Error, ErrorCode, Result};
+use desktop_core::{activity, Desktop, Result};
 use http_body_util::{combinators::BoxBody, BodyExt, Full};
 use hyper::body::{Frame as BodyFrame, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
@@ -73,17 +73,8 @@ async fn serve(
     out: &crate::output::Out,
     a: crate::cli::ViewArgs,
 ) -> Result<()> {
-    let addr: SocketAddr = a.listen.parse().map_err(|_| {
-        Error::invalid_args(format!("--listen `{}` is not ADDR:PORT", a.listen))
-            .suggest("Example: --listen 127.0.0.1:8080")
-    })?;
+    let addr = guard::listen_addr(&a.listen, "--listen", "127.0.0.1:8080", a.allow_remote)?;
     let loopback = addr.ip().is_loopback();
-    if !loopback && !a.allow_remote {
-        return Err(
-            Error::invalid_args(format!("{addr} is not a loopback address"))
-                .suggest("Serve on 127.0.0.1, or pass --allow-remote to accept other hosts"),
-        );
-    }
     let token = match guard::token_source(
         &guard::TokenOptions {
             token: a.token.as_deref(),
@@ -97,13 +88,7 @@ async fn serve(
         TokenSource::Off => None,
     };
     let d = crate::commands::connect(g).await?;
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
-        Error::new(
-            ErrorCode::PermDenied,
-            format!("cannot listen on {addr}: {e}"),
-        )
-        .suggest("Pick a free port")
-    })?;
+    let listener = guard::bind(addr).await?;
     let bound = listener.local_addr().unwrap_or(addr);
     let shared = Arc::new(Shared {
         frame: RwLock::new(None),
