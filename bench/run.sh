@@ -10,6 +10,9 @@
 #        bench/run.sh --snapshots              our compact page read against Playwright MCP's
 #                                              browser_snapshot, o200k tokens and addressability
 #                                              (bench/snapshots.py; bench/out/snapshots.json)
+#        bench/run.sh --view                   `view` against x11vnc, each on fresh sandboxes
+#                                              it starts itself (bench/view.py)
+#        bench/run.sh --report                 the report of a 20-step run (bench/report.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -26,5 +29,8 @@ elif [[ "${1:-}" == --toolkits ]]; then
 elif [[ "${1:-}" == --snapshots ]]; then
     body=bench/snapshots.py
     shift
+elif [[ "${1:-}" == --view || "${1:-}" == --report ]]; then
+    # These start their own sandboxes (two screen sizes; x11vnc beside view).
+    exec /usr/bin/python3 "bench/${1#--}.py"
 fi
 exec ./target/release/desktop-cli sandbox run --fresh -- /usr/bin/python3 "$body" "$@"

@@ -15,9 +15,9 @@ APPS=(gtk-3-examples featherpad chromium fonts-liberation gir1.2-gtk-3.0 python3
 APPS+=(libreoffice-calc libreoffice-writer libreoffice-gtk3 gtk-4-examples gir1.2-gtk-4.0
   python3-pyqt6 gir1.2-gtk-2.0 libgail-common libatk-adaptor
   openjdk-17-jdk-headless openjdk-17-jre libatk-wrapper-java libatk-wrapper-java-jni)
-# Peers the benchmark compares against (pyatspi, xdotool, ImageMagick) and test helpers
-# (python3-yaml reads deploy/kubernetes.yaml).
-PEERS=(python3-pyatspi gir1.2-atspi-2.0 python3-gi xdotool imagemagick xclip python3-yaml)
+# Peers the benchmark compares against (pyatspi, xdotool, ImageMagick; x11vnc for `view`)
+# and test helpers (python3-yaml reads deploy/kubernetes.yaml).
+PEERS=(python3-pyatspi gir1.2-atspi-2.0 python3-gi xdotool imagemagick xclip python3-yaml x11vnc)
 # The MCP clients the tests use come from PyPI and npm (scripts/install-test-tools.sh);
 # npm only from apt when no Node.js is installed already (another nodejs would conflict).
 CLIENTS=(python3-venv)
