@@ -98,11 +98,7 @@ fn form() -> Vec<Node> {
 
 fn desktop(test: &str) -> FakeDesktop {
     let d = FakeDesktop::new("demo", "Sign in", form(), refs_file(test));
-    d.set_displays(vec![Display {
-        bounds: Rect::new(0, 0, 1440, 900),
-        scale: 2.0,
-        primary: true,
-    }]);
+    d.set_displays(vec![Display::new(Rect::new(0, 0, 1440, 900), 2.0, true)]);
     d
 }
 

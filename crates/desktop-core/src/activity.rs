@@ -190,7 +190,6 @@ pub fn record(face: &str, req: &ActionRequest, result: &Result<ActionResult>, to
 
 /// Records a `launch`: the program's name only (its arguments may carry anything).
 pub fn record_launch(face: &str, cmd: &[String], result: &Result<ActionResult>, took: Duration) {
-    let Some(d) = dir() else { return };
     let program = cmd
         .first()
         .map(|p| {
@@ -199,11 +198,24 @@ pub fn record_launch(face: &str, cmd: &[String], result: &Result<ActionResult>, 
                 .map_or_else(|| p.clone(), |n| n.to_string_lossy().into_owned())
         })
         .unwrap_or_default();
+    record_desktop(face, "launch", program, result, took);
+}
+
+/// Records an operation on the desktop rather than on an element (`launch`, `window ...`,
+/// `close-app`): the command, the app or window it named, how it ended.
+pub fn record_desktop(
+    face: &str,
+    command: &str,
+    app: String,
+    result: &Result<ActionResult>,
+    took: Duration,
+) {
+    let Some(d) = dir() else { return };
     let e = Entry {
         time: rfc3339(SystemTime::now() - took),
         face: face.into(),
-        command: "launch".into(),
-        app: program,
+        command: command.into(),
+        app,
         effect: result.as_ref().ok().and_then(|r| {
             serde_json::to_value(r.effect)
                 .ok()

@@ -10,6 +10,7 @@ use crate::node::{Handle, Rect};
 use crate::request::{ActionRequest, Element};
 use crate::role::Role;
 use crate::shot::Capture;
+use crate::winops::WindowOp;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -82,11 +83,56 @@ pub struct Found {
 /// elements' bounds and pointer actions use (points on macOS, pixels on X11): a display
 /// left of or above the primary one has negative coordinates. `scale` is how many image
 /// pixels one unit holds there (2 on a Retina display).
-#[derive(Clone, Copy, Debug, PartialEq)]
+///
+/// As `displays` prints it: `{"name":"DP-1","bounds":[0,0,2560,1440],"scale":2.0,
+/// "primary":true,"refresh":60.0}` (`refresh` in Hz, absent where the system does not say).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Display {
+    /// The system's name for it (the RandR output or monitor, the screen's localized name,
+    /// the GDI device); may be empty where it has none.
+    pub name: String,
+    #[serde(serialize_with = "crate::render::bounds_array")]
     pub bounds: Rect,
     pub scale: f64,
     pub primary: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh: Option<f64>,
+}
+
+impl Display {
+    /// A display with no name and no known refresh rate (tests, fallbacks).
+    pub fn new(bounds: Rect, scale: f64, primary: bool) -> Display {
+        Display {
+            name: String::new(),
+            bounds,
+            scale,
+            primary,
+            refresh: None,
+        }
+    }
+}
+
+/// The display holding a rectangle's center, else the one it overlaps most.
+pub fn display_of<'a>(displays: &'a [Display], r: &Rect) -> Option<&'a Display> {
+    let (cx, cy) = r.center();
+    displays
+        .iter()
+        .find(|d| d.bounds.contains_point(cx, cy))
+        .or_else(|| {
+            displays
+                .iter()
+                .map(|d| {
+                    (
+                        d.bounds
+                            .intersection(r)
+                            .map_or(0, |i| i64::from(i.w) * i64::from(i.h)),
+                        d,
+                    )
+                })
+                .filter(|(a, _)| *a > 0)
+                .max_by_key(|(a, _)| *a)
+                .map(|(_, d)| d)
+        })
 }
 
 /// The rectangle that holds every display (what "the screen" means for a capture of it
@@ -196,6 +242,25 @@ pub trait Desktop {
     fn screen_changes(&self) -> Option<std::sync::mpsc::Receiver<()>> {
         None
     }
+    /// Carries out `op` on a top-level window and answers the window as observed once the
+    /// change showed (or a short wait for it ran out): `None` once it is gone (closed). The
+    /// verdict is the core's (`winops::run`).
+    async fn window_op(&self, window: &WindowInfo, op: WindowOp) -> Result<Option<WindowInfo>> {
+        let _ = window;
+        Err(crate::Error::new(
+            crate::ErrorCode::PlatformNotSupported,
+            format!("this platform cannot {} windows yet", op.name()),
+        ))
+    }
+    /// Ends the process `pid` (`close-app --force`): asked to terminate, killed if it still
+    /// runs after `grace`; whether it ended. Never this process or one it runs in.
+    async fn end_process(&self, pid: u32, grace: Duration) -> Result<bool> {
+        let _ = (pid, grace);
+        Err(crate::Error::new(
+            crate::ErrorCode::PlatformNotSupported,
+            "this platform cannot end processes yet",
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -204,11 +269,7 @@ mod tests {
 
     #[test]
     fn the_screen_holds_every_display() {
-        let d = |x, y, w, h| Display {
-            bounds: Rect::new(x, y, w, h),
-            scale: 1.0,
-            primary: false,
-        };
+        let d = |x, y, w, h| Display::new(Rect::new(x, y, w, h), 1.0, false);
         assert_eq!(union(&[]), None);
         assert_eq!(
             union(&[d(0, 0, 1280, 800)]),

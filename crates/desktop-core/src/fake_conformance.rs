@@ -72,16 +72,8 @@ fn the_in_memory_desktop_conforms() {
     let notes = vec![el(Role::Input, "Notes", (10, 10, 300, 200), vec![])];
     d.add_window("editor", "Notes", notes);
     d.set_displays(vec![
-        Display {
-            bounds: Rect::new(0, 0, 1440, 900),
-            scale: 1.0,
-            primary: true,
-        },
-        Display {
-            bounds: Rect::new(-800, -200, 800, 600),
-            scale: 2.0,
-            primary: false,
-        },
+        Display::new(Rect::new(0, 0, 1440, 900), 1.0, true),
+        Display::new(Rect::new(-800, -200, 800, 600), 2.0, false),
     ]);
     let failures = block_on(conformance::run_all(&FakeStage(d)));
     assert!(failures.is_empty(), "{failures:#?}");

@@ -35,6 +35,7 @@ pub mod system;
 pub mod table;
 pub mod watch;
 pub mod windows;
+pub mod winops;
 
 pub use backend::Desktop;
 pub use error::{Error, ErrorCode, Result};

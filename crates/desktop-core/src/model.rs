@@ -51,9 +51,49 @@ pub struct WindowInfo {
     /// A modal dialog: its app takes input there first.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub modal: bool,
+    /// Minimized, maximized or full screen, as the window system says (absent: normal, or
+    /// nothing manages windows to say otherwise).
+    #[serde(skip_serializing_if = "WindowState::is_normal")]
+    pub state: WindowState,
+    /// The name of the display holding the window's center (`displays`), where it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display: Option<String>,
     /// The accessibility handle of the window's root element.
     #[serde(skip)]
     pub handle: Option<Handle>,
+}
+
+/// What the window system shows of a top-level window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WindowState {
+    #[default]
+    Normal,
+    /// Iconified: not on screen until restored.
+    Minimized,
+    Maximized,
+    Fullscreen,
+}
+
+impl WindowState {
+    pub fn is_normal(&self) -> bool {
+        *self == WindowState::Normal
+    }
+}
+
+impl WindowList {
+    /// Says which display holds each window (the one holding its center).
+    pub fn place_on(&mut self, displays: &[crate::backend::Display]) {
+        for w in &mut self.windows {
+            if let Some(d) = w
+                .bounds
+                .and_then(|b| crate::backend::display_of(displays, &b))
+                .filter(|d| !d.name.is_empty())
+            {
+                w.display = Some(d.name.clone());
+            }
+        }
+    }
 }
 
 /// A running application with an accessibility connection.

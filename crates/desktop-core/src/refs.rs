@@ -366,6 +366,8 @@ mod tests {
                 focused: true,
                 a11y: true,
                 modal: false,
+                state: Default::default(),
+                display: None,
                 handle: None,
             },
             ts: 1,

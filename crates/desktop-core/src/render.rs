@@ -53,6 +53,11 @@ impl Serialize for Bounds {
     }
 }
 
+/// A rectangle as the four-integer array (for `serialize_with`).
+pub fn bounds_array<S: Serializer>(r: &Rect, s: S) -> Result<S::Ok, S::Error> {
+    Bounds(*r).serialize(s)
+}
+
 /// The state keys `f e s k x ro` (omitted when default), as `read` and `post_state` both
 /// write them. `unchecked`: write `k: false` (a check box whose state is asked about);
 /// `read_only`: write `ro` when read-only (it says something only where editing could be).

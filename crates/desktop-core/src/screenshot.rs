@@ -212,16 +212,8 @@ mod tests {
         let tree = vec![el(Role::Button, "OK", (10, 10, 80, 20), vec![])];
         let d = FakeDesktop::new("demo", "Form", tree, refs_file(test));
         d.set_displays(vec![
-            Display {
-                bounds: Rect::new(0, 0, 1440, 900),
-                scale: 1.0,
-                primary: true,
-            },
-            Display {
-                bounds: Rect::new(-800, -100, 800, 600),
-                scale: 2.0,
-                primary: false,
-            },
+            Display::new(Rect::new(0, 0, 1440, 900), 1.0, true),
+            Display::new(Rect::new(-800, -100, 800, 600), 2.0, false),
         ]);
         d
     }

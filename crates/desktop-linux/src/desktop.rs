@@ -208,6 +208,18 @@ impl Desktop for LinuxDesktop {
     fn screen_changes(&self) -> Option<std::sync::mpsc::Receiver<()>> {
         crate::damage::watch().ok()
     }
+
+    async fn window_op(
+        &self,
+        window: &WindowInfo,
+        op: desktop_core::winops::WindowOp,
+    ) -> Result<Option<WindowInfo>> {
+        crate::window_ops::window_op(self, window, op).await
+    }
+
+    async fn end_process(&self, pid: u32, grace: Duration) -> Result<bool> {
+        crate::window_ops::end_process(pid, grace).await
+    }
 }
 
 /// Reads, filters and numbers one window's tree, reusing what `memo` learned in earlier

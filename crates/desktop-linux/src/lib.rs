@@ -30,6 +30,7 @@ mod session;
 mod showing;
 mod tree;
 mod warm;
+mod window_ops;
 mod windows;
 mod x11;
 

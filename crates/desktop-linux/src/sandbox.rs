@@ -1,4 +1,5 @@
-//! The headless desktop: Xvfb, a private session bus, the AT-SPI bus, accessibility on.
+//! The headless desktop: Xvfb, a private session bus, the AT-SPI bus, accessibility on;
+//! on request several displays (RandR monitors side by side) and a window manager.
 //!
 //! Each sandbox lives in `$XDG_RUNTIME_DIR/desktop-cli/sandbox/N/` (or
 //! `/tmp/desktop-cli-UID/sandbox/N/`, N the display number) with its X cookie, its bus
@@ -17,6 +18,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const XVFB: &str = "Xvfb";
+/// The window manager `--wm` starts: small, EWMH-complete, in Debian and Ubuntu.
+const WM: &str = "openbox";
 const DBUS_DAEMON: &str = "dbus-daemon";
 const BUS_LAUNCHER: &[&str] = &[
     "/usr/libexec/at-spi-bus-launcher",
@@ -33,17 +36,31 @@ pub struct Sandbox {
     pub bus_address: String,
     pub a11y_bus_address: String,
     pub size: String,
+    /// How many displays the screen is split into (side by side, each `size`).
+    #[serde(default = "one")]
+    pub outputs: u32,
+    /// The window manager running in it, if one was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wm: Option<String>,
     /// Unix seconds.
     pub started: u64,
     /// Xvfb, dbus-daemon, at-spi-bus-launcher; the first leads the process group.
     pub procs: Vec<Proc>,
 }
 
+fn one() -> u32 {
+    1
+}
+
 /// How to start a sandbox.
 #[derive(Clone, Debug)]
 pub struct UpOptions {
-    /// Screen size and depth, `WIDTHxHEIGHTxDEPTH`.
+    /// Each display's size and the depth, `WIDTHxHEIGHTxDEPTH`.
     pub size: String,
+    /// Displays side by side (1 to 8), the first primary.
+    pub outputs: u32,
+    /// Start a window manager (openbox): minimizing, maximizing and full screen need one.
+    pub wm: bool,
     pub timeout: Duration,
 }
 
@@ -51,6 +68,8 @@ impl Default for UpOptions {
     fn default() -> Self {
         Self {
             size: "1280x800x24".into(),
+            outputs: 1,
+            wm: false,
             timeout: Duration::from_secs(10),
         }
     }
@@ -299,13 +318,25 @@ async fn start_all(
     let xauth = dir.join("Xauthority");
     write_xauthority(&xauth, &cookie)
         .map_err(|e| io_error("cannot write Xauthority", &xauth, e))?;
+    let dims: Vec<u32> = opts
+        .size
+        .split('x')
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    let (w, h, depth) = match dims[..] {
+        [w, h, d] => (w, h, d),
+        [w, h] => (w, h, 24),
+        _ => return Err(Error::invalid_args(format!("bad size {}", opts.size))),
+    };
+    let outputs = opts.outputs.clamp(1, 8);
+    let screen = format!("{}x{h}x{depth}", w * outputs);
     let xvfb = clean(Command::new(XVFB))
         .args([
             "-displayfd",
             "1",
             "-screen",
             "0",
-            &opts.size,
+            &screen,
             "-noreset",
             "-nolisten",
             "tcp",
@@ -399,18 +430,48 @@ async fn start_all(
             .detail(fs::read_to_string(dir.join("at-spi-err.log")).unwrap_or_default())
         })?;
     crate::x11::wait_for_root_property(&display_name, &cookie, "AT_SPI_BUS", deadline).await?;
-    let mut dims = opts.size.split('x');
+    if outputs > 1 {
+        crate::x11::X::connect_with_cookie(&display_name, &cookie)?.split_screen(outputs, w, h)?;
+    }
+    let wm = if opts.wm {
+        let wm = clean(Command::new(WM))
+            .args(["--sm-disable"])
+            .env("DISPLAY", &display_name)
+            .env("XAUTHORITY", &xauth)
+            .env("DBUS_SESSION_BUS_ADDRESS", &bus_address)
+            // Its own configuration folder: the defaults, not a user's.
+            .env("XDG_CONFIG_HOME", dir)
+            .stdin(Stdio::null())
+            .stdout(log("wm")?)
+            .stderr(log("wm-err")?)
+            .process_group(pgid)
+            .spawn()
+            .map_err(|e| missing(WM, &e))?;
+        started.push(record(WM, wm.id())?);
+        drop(wm);
+        let wm_proc = started[started.len() - 1].clone();
+        let x = crate::x11::X::connect_with_cookie(&display_name, &cookie)?;
+        wait_for(
+            deadline,
+            "the window manager to take the screen",
+            || x.has_wm().then_some(()),
+            || wm_proc.alive(),
+            dir.join("wm-err.log"),
+        )
+        .await?;
+        Some(WM.to_string())
+    } else {
+        None
+    };
     let sandbox = Sandbox {
         display,
         dir: dir.to_path_buf(),
         xauthority: xauth,
         bus_address,
         a11y_bus_address,
-        size: format!(
-            "{}x{}",
-            dims.next().unwrap_or("?"),
-            dims.next().unwrap_or("?")
-        ),
+        size: format!("{w}x{h}"),
+        outputs,
+        wm,
         started: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),

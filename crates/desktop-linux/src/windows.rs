@@ -81,7 +81,9 @@ pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<Window
                 _ => false,
             },
             a11y: true,
-            modal: f.states.contains(States::MODAL),
+            modal: f.states.contains(States::MODAL) || x.is_some_and(|x| x.modal),
+            state: x.map(|x| x.state).unwrap_or_default(),
+            display: None,
             handle: Some(f.handle.clone()),
         };
         // Frames without an X window (other display, Wayland) go below the rest.
@@ -107,7 +109,9 @@ pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<Window
                 bounds: Some(x.bounds),
                 focused: focused == Some(x.id),
                 a11y: false,
-                modal: false,
+                modal: x.modal,
+                state: x.state,
+                display: None,
                 handle: None,
             },
         ));
@@ -175,6 +179,8 @@ mod tests {
             title: title.into(),
             class: "Cls".into(),
             bounds: b,
+            state: Default::default(),
+            modal: false,
         }
     }
 
@@ -245,6 +251,8 @@ mod tests {
             focused: false,
             a11y: true,
             modal: false,
+            state: Default::default(),
+            display: None,
             handle: None,
         }];
         let t = Target {

@@ -2,6 +2,7 @@
 //! window manager runs), their pids, titles and bounds, input focus, root properties.
 //! Requests are pipelined: all cookies are sent before the first reply is read.
 
+use desktop_core::model::WindowState;
 use desktop_core::{Error, ErrorCode, Rect, Result};
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
@@ -17,6 +18,11 @@ pub struct XWindow {
     /// WM_CLASS class part, e.g. `Gtk3-widget-factory`.
     pub class: String,
     pub bounds: Rect,
+    /// Minimized, maximized or full screen, as the window manager marks it.
+    pub state: WindowState,
+    /// A modal dialog (`_NET_WM_STATE_MODAL`, which toolkits set where their accessibility
+    /// tree may not say it).
+    pub modal: bool,
 }
 
 /// An open X connection with the atoms we use.
@@ -42,10 +48,26 @@ x11rb::atom_manager! {
         _NET_WM_NAME,
         _NET_WM_PID,
         _NET_SUPPORTING_WM_CHECK,
+        _NET_WM_STATE,
+        _NET_WM_STATE_HIDDEN,
+        _NET_WM_STATE_MAXIMIZED_VERT,
+        _NET_WM_STATE_MAXIMIZED_HORZ,
+        _NET_WM_STATE_FULLSCREEN,
+        _NET_WM_STATE_MODAL,
+        _NET_MOVERESIZE_WINDOW,
+        _NET_CLOSE_WINDOW,
+        WM_STATE,
+        WM_CHANGE_STATE,
+        WM_PROTOCOLS,
+        WM_DELETE_WINDOW,
         UTF8_STRING,
         AT_SPI_BUS,
     }
 }
+
+// Window operations read the atoms preloaded here.
+#[path = "wm.rs"]
+pub(crate) mod wm;
 
 pub(crate) fn x_err(e: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::NoDisplay, format!("X11 request failed: {e}"))
@@ -133,7 +155,7 @@ impl X {
     }
 
     /// Whether an EWMH window manager runs (it publishes `_NET_SUPPORTING_WM_CHECK`).
-    fn has_wm(&self) -> bool {
+    pub(crate) fn has_wm(&self) -> bool {
         self.conn
             .get_property(
                 false,
@@ -152,9 +174,11 @@ impl X {
             })
     }
 
-    /// Top-level, mapped, managed windows in stacking order (bottom first).
+    /// Top-level, mapped, managed windows in stacking order (bottom first); under a window
+    /// manager its minimized ones too (they are unmapped until restored).
     pub fn windows(&self) -> Result<Vec<XWindow>> {
-        let ids: Vec<Window> = if self.has_wm() {
+        let wm = self.has_wm();
+        let ids: Vec<Window> = if wm {
             self.conn
                 .get_property(
                     false,
@@ -201,15 +225,19 @@ impl X {
                 self.conn
                     .get_property(false, w, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 256)
                     .map_err(x_err)?,
+                self.state_request(w)?,
             ));
         }
         let mut out = Vec::new();
-        for (id, attrs, geom, pos, net_name, name, pid, class) in pending {
+        for (id, attrs, geom, pos, net_name, name, pid, class, state) in pending {
             // A window destroyed meanwhile answers with an error: skip it.
             let (Ok(attrs), Ok(geom), Ok(pos)) = (attrs.reply(), geom.reply(), pos.reply()) else {
                 continue;
             };
-            if attrs.map_state != MapState::VIEWABLE || attrs.override_redirect {
+            let (state, modal) = self.state_reply(state);
+            let shown =
+                attrs.map_state == MapState::VIEWABLE || (wm && state == WindowState::Minimized);
+            if !shown || attrs.override_redirect {
                 continue;
             }
             let text = |r: Option<x11rb::protocol::xproto::GetPropertyReply>| {
@@ -245,6 +273,8 @@ impl X {
                     i32::from(geom.width),
                     i32::from(geom.height),
                 ),
+                state,
+                modal,
             });
         }
         Ok(out)

@@ -33,11 +33,7 @@ pub fn displays(raw: &[RawDisplay]) -> Vec<Display> {
             } else {
                 1.0
             };
-            Display {
-                bounds: rect(x, y, w, h),
-                scale,
-                primary: d.main,
-            }
+            Display::new(rect(x, y, w, h), scale, d.main)
         })
         .collect();
     out.sort_by_key(|d| !d.primary);

@@ -63,6 +63,8 @@ fn read(name: &str, f: &Filters) -> ReadData {
             focused: true,
             a11y: true,
             modal: attrs::node(&w, Handle::default()).role == Role::Dialog,
+            state: Default::default(),
+            display: None,
             handle: Some(attrs::handle(PID, 0, &[])),
         },
         children: attrs::tree(PID, 0, &w),

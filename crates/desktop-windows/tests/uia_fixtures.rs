@@ -45,6 +45,8 @@ fn read(name: &str, f: &Filters) -> ReadData {
             focused: true,
             a11y: true,
             modal: false,
+            state: Default::default(),
+            display: None,
             handle: Some(uia::handle(hwnd, &w.runtime_id)),
         },
         children: uia::tree(hwnd, &w, f.actions),

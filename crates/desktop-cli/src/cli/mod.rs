@@ -89,6 +89,13 @@ pub enum Command {
     Action(ActionArgs),
     /// Start a program and wait until its window can be read.
     Launch(LaunchArgs),
+    /// Move, resize, minimize, maximize, restore, make full screen or close a window (the
+    /// focused one by default); answers the window as it is afterwards.
+    Window(WindowArgs),
+    /// List the displays: name, bounds in screen coordinates, scale, primary, refresh rate.
+    Displays,
+    /// Ask every window of an app to close; with --force, end its processes if they do not.
+    CloseApp(CloseAppArgs),
     /// Wait until an element appears (or with --gone, disappears).
     Wait(WaitArgs),
     /// Stream a window's changes as JSON lines: snapshot, added, removed, changed, error, done.
@@ -304,9 +311,16 @@ impl Command {
 pub enum SandboxCmd {
     /// Start a sandbox on the first free display.
     Up {
-        /// Screen size, WIDTHxHEIGHT or WIDTHxHEIGHTxDEPTH.
+        /// Screen size (of each display with --outputs), WIDTHxHEIGHT or WIDTHxHEIGHTxDEPTH.
         #[arg(long, default_value = "1280x800x24")]
         size: String,
+        /// Displays side by side, the first primary (1 to 8).
+        #[arg(long, default_value = "1", value_parser = clap::value_parser!(u32).range(1..=8))]
+        outputs: u32,
+        /// Start a window manager (openbox), which minimizing, maximizing and full screen
+        /// need.
+        #[arg(long)]
+        wm: bool,
     },
     /// Stop a sandbox and everything it started.
     Down {
@@ -516,6 +530,72 @@ pub struct ActionArgs {
     /// The action's name, as `read --actions` lists it.
     #[arg(long)]
     pub name: String,
+}
+
+#[derive(Debug, Args)]
+pub struct WindowArgs {
+    #[command(subcommand)]
+    pub op: WindowCmd,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WindowCmd {
+    /// Put the window's top-left corner at X,Y (screen coordinates, as list shows them;
+    /// negative on a display left of or above the primary one).
+    Move {
+        #[arg(allow_negative_numbers = true)]
+        x: i32,
+        #[arg(allow_negative_numbers = true)]
+        y: i32,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Make the window WIDTH by HEIGHT.
+    Resize {
+        width: i32,
+        height: i32,
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Minimize (iconify) the window.
+    Minimize {
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Maximize the window.
+    Maximize {
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Bring a minimized, maximized or full-screen window back to normal.
+    Restore {
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Make the window full screen.
+    Fullscreen {
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+    /// Ask the window to close, as its close button would; an app that asks first ("save
+    /// changes?") is reported with its question, which is left unanswered.
+    Close {
+        #[command(flatten)]
+        target: TargetArgs,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct CloseAppArgs {
+    /// The app, as list shows it (its whole name, or a part naming one app only).
+    pub app: String,
+    /// End the app's processes when its windows have not closed (unsaved work is lost).
+    #[arg(long)]
+    pub force: bool,
+    /// With --force: how long the app gets to end after being asked to, before it is
+    /// killed (seconds, or with a unit).
+    #[arg(long, default_value = "3", value_parser = secs, requires = "force")]
+    pub grace: u64,
 }
 
 #[derive(Debug, Args)]

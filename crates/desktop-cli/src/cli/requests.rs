@@ -5,6 +5,7 @@
 use super::{
     ActionArgs, ClickArgs, DragArgs, ElementArgs, ElementCmdArgs, FocusArgs, Format, ObserveArgs,
     PressArgs, ReadArgs, ScreenshotArgs, ScrollArgs, SetValueArgs, TargetArgs, TypeArgs, WaitArgs,
+    WindowCmd,
 };
 use desktop_core::diff::Ignore;
 use desktop_core::filter::{parse_rect, parse_roles};
@@ -24,6 +25,32 @@ impl TargetArgs {
             window: self.window.clone(),
             window_id: self.window_id,
             pid: self.pid,
+        }
+    }
+}
+
+impl WindowCmd {
+    /// The window named and the operation.
+    pub fn request(self) -> (Target, desktop_core::winops::WindowOp) {
+        use desktop_core::winops::WindowOp as Op;
+        match self {
+            WindowCmd::Move { x, y, target } => (target.target(), Op::Move { x, y }),
+            WindowCmd::Resize {
+                width,
+                height,
+                target,
+            } => (
+                target.target(),
+                Op::Resize {
+                    w: width,
+                    h: height,
+                },
+            ),
+            WindowCmd::Minimize { target } => (target.target(), Op::Minimize),
+            WindowCmd::Maximize { target } => (target.target(), Op::Maximize),
+            WindowCmd::Restore { target } => (target.target(), Op::Restore),
+            WindowCmd::Fullscreen { target } => (target.target(), Op::Fullscreen),
+            WindowCmd::Close { target } => (target.target(), Op::Close),
         }
     }
 }

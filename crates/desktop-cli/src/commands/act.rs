@@ -1,11 +1,13 @@
 //! The action commands: each turns its arguments into one `ActionRequest` (see
 //! `cli::requests`) and hands it to the desktop, which validates it before acting, so an
-//! invalid request types and clicks nothing. `launch` is the one that starts a program.
+//! invalid request types and clicks nothing. `launch` starts a program; `window` and
+//! `close-app` act on windows and apps rather than elements (`desktop_core::winops`).
 //! Every action carried out goes into the activity log, named by the face that asked.
 
 use desktop_core::action::ActionResult;
 use desktop_core::request::ActionRequest;
-use desktop_core::Desktop;
+use desktop_core::winops::{self, WindowOp};
+use desktop_core::{Desktop, Target};
 use desktop_core::{Error, Result};
 use std::time::Duration;
 
@@ -41,5 +43,40 @@ pub async fn launch<D: Desktop>(
     let t = std::time::Instant::now();
     let r = d.launch(cmd, wait).await;
     desktop_core::activity::record_launch(face, cmd, &r, t.elapsed());
+    r
+}
+
+/// One window operation for `face`, on the window `target` names.
+pub async fn window<D: Desktop>(
+    d: &D,
+    target: Target,
+    op: WindowOp,
+    face: &'static str,
+) -> Result<ActionResult> {
+    let t = std::time::Instant::now();
+    let r = winops::run(d, &target, op).await;
+    let named = target
+        .app
+        .clone()
+        .or_else(|| target.window.clone())
+        .or_else(|| target.window_id.map(|id| format!("window {id:#x}")))
+        .unwrap_or_default();
+    let command = format!("window {}", op.name());
+    desktop_core::activity::record_desktop(face, &command, named, &r, t.elapsed());
+    r
+}
+
+/// `close-app` for `face`: `grace` is how long the app gets before its processes are ended
+/// (`--force`), `None` to end nothing.
+pub async fn close_app<D: Desktop>(
+    d: &D,
+    app: &str,
+    grace: Option<Duration>,
+    face: &'static str,
+) -> Result<ActionResult> {
+    let t = std::time::Instant::now();
+    let force = grace.map_or(winops::Force::No, winops::Force::After);
+    let r = winops::close_app(d, app, force).await;
+    desktop_core::activity::record_desktop(face, "close-app", app.to_string(), &r, t.elapsed());
     r
 }

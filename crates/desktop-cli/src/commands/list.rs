@@ -55,7 +55,8 @@ pub async fn run(g: &Global, args: ListArgs, csv: bool) -> Result<Rendered<ListD
         pid: args.pid,
         ..Target::default()
     };
-    let list = d.windows(&target).await?;
+    let mut list = d.windows(&target).await?;
+    list.place_on(&d.displays());
     let text = if csv {
         desktop_core::table::windows_csv(&list)
     } else {
@@ -79,8 +80,13 @@ pub(crate) fn windows_text(list: &WindowList) -> String {
         let id =
             w.id.map(|i| format!("0x{i:x}"))
                 .unwrap_or_else(|| "-".into());
+        let state = serde_json::to_value(w.state)
+            .ok()
+            .and_then(|v| v.as_str().map(|s| format!(" {s}")))
+            .filter(|_| !w.state.is_normal())
+            .unwrap_or_default();
         let flags = format!(
-            "{}{}",
+            "{}{state}{}",
             if w.focused { " focused" } else { "" },
             if w.a11y { "" } else { " (no a11y)" }
         );
@@ -99,4 +105,17 @@ pub(crate) fn windows_text(list: &WindowList) -> String {
         );
     }
     text
+}
+
+/// `data` of `displays`: `{"displays":[{"name":..,"bounds":[x,y,w,h],"scale":..,
+/// "primary":..,"refresh":..}]}`, the primary one first.
+#[derive(Serialize)]
+pub struct DisplayList {
+    pub displays: Vec<desktop_core::backend::Display>,
+}
+
+pub fn displays<D: Desktop>(d: &D) -> DisplayList {
+    DisplayList {
+        displays: d.displays(),
+    }
 }

@@ -74,6 +74,24 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
             })
             .await
         }
+        Command::Window(a) => {
+            let (target, op) = a.op.request();
+            acting(&g, out, "window", |d| {
+                Box::pin(act::window(d, target, op, "cli"))
+            })
+            .await
+        }
+        Command::CloseApp(a) => {
+            let grace = a.force.then(|| Duration::from_secs(a.grace));
+            acting(&g, out, "close-app", |d| {
+                Box::pin(async move { act::close_app(d, &a.app, grace, "cli").await })
+            })
+            .await
+        }
+        Command::Displays => match connect(&g).await {
+            Ok(d) => out.ok("displays", list::displays(&d)),
+            Err(e) => out.err("displays", &e),
+        },
         Command::Wait(a) => match a.request() {
             Ok(req) => {
                 acting_value(&g, out, "wait", |d| {

@@ -9,7 +9,7 @@ use std::process::Command;
 
 pub async fn run(_g: &Global, out: Out, cmd: SandboxCmd) -> i32 {
     match cmd {
-        SandboxCmd::Up { size } => match up(&size).await {
+        SandboxCmd::Up { size, outputs, wm } => match up(&size, outputs, wm).await {
             Ok(s) => {
                 notice(&format!("sandbox :{} is up; use it from a shell with: eval \"$(desktop-cli sandbox env)\"", s.display));
                 out.ok("sandbox-up", describe(&s))
@@ -68,10 +68,23 @@ pub async fn run(_g: &Global, out: Out, cmd: SandboxCmd) -> i32 {
     }
 }
 
-async fn up(size: &str) -> Result<Sandbox> {
+async fn up(size: &str, outputs: u32, wm: bool) -> Result<Sandbox> {
     let size = normalize_size(size)?;
+    let width: u32 = size
+        .split('x')
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or(0);
+    if width * outputs > 16384 {
+        return Err(Error::invalid_args(format!(
+            "{outputs} displays {width} wide make a screen wider than 16384"
+        ))
+        .suggest("Give a smaller --size or fewer --outputs"));
+    }
     sandbox::up(&UpOptions {
         size,
+        outputs,
+        wm,
         ..UpOptions::default()
     })
     .await
@@ -133,6 +146,8 @@ fn describe(s: &Sandbox) -> Value {
     json!({
         "display": s.display_name(),
         "size": s.size,
+        "outputs": s.outputs,
+        "wm": s.wm,
         "running": s.alive(),
         "dir": s.dir,
         "a11y_bus": s.a11y_bus_address,
@@ -180,7 +195,7 @@ async fn run_in(
                 .suggest("Start one first with `desktop-cli sandbox up`"),
             )
         }
-        None => match up("1280x800x24").await {
+        None => match up("1280x800x24", 1, false).await {
             Ok(s) => (s, true),
             Err(e) => return out.err("sandbox-run", &e),
         },

@@ -306,6 +306,8 @@ impl LinuxDesktop {
             focused: true,
             a11y: false,
             modal: false,
+            state: Default::default(),
+            display: None,
             handle: None,
         })
     }

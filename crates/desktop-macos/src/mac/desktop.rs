@@ -85,6 +85,8 @@ impl MacDesktop {
                     focused: front == Some(pid) && a.is_some_and(|a| a.focused),
                     a11y: a.is_some(),
                     modal: a.is_some_and(|a| a.modal),
+                    state: Default::default(),
+                    display: None,
                     // Keyed by the window server's id: an app's AXWindows reorder as its
                     // windows are raised, its ids do not.
                     handle: a.map(|_| attrs::handle(pid, s.id as usize, &[])),

@@ -44,6 +44,8 @@ fn window_info(t: &sys::Top, front: u64) -> WindowInfo {
         focused: t.hwnd == front,
         a11y: true,
         modal: t.modal,
+        state: Default::default(),
+        display: None,
         handle: Some(props::handle(t.hwnd, &[])),
     }
 }
@@ -355,11 +357,7 @@ impl Desktop for WinDesktop {
         if w <= 0 || h <= 0 {
             return Vec::new();
         }
-        vec![Display {
-            bounds: Rect::new(x, y, w, h),
-            scale: 1.0,
-            primary: true,
-        }]
+        vec![Display::new(Rect::new(x, y, w, h), 1.0, true)]
     }
 
     fn pointer(&self) -> Option<(i32, i32)> {
