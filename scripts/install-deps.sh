@@ -3,8 +3,9 @@
 # Debian/Ubuntu (apt). Safe to re-run: packages already present are skipped.
 set -euo pipefail
 
-# Runtime: a headless X server, a session bus, the AT-SPI bus and registry.
-RUNTIME=(xvfb dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils)
+# Runtime: a headless X server, a session bus, the AT-SPI bus and registry, and the window
+# manager `sandbox up --wm` starts (openbox).
+RUNTIME=(xvfb dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils openbox)
 # Real apps the tests and the demo drive: GTK3, Qt5, Chromium; the GTK3 and Qt5 form
 # fixtures (tests/fixtures/form_*.py) run on Debian's Python bindings of both toolkits.
 # The web widget fixtures load jQuery and jQuery UI from Debian (libjs-jquery-ui).

@@ -62,8 +62,14 @@ def hint(tool, name):
 async def exercise(call, list_tools, progress_call=None):
     tools = {t.name: t for t in (await list_tools()).tools}
     expected = {"list_windows", "list_apps", "read", "find", "click", "type", "press", "focus", "scroll", "drag",
-                "set_value", "toggle", "action", "launch", "screenshot", "clipboard_get", "clipboard_set", "wait", "observe"}
+                "set_value", "toggle", "action", "launch", "screenshot", "clipboard_get", "clipboard_set", "wait", "observe",
+                "window", "close_window", "close_app", "list_displays"}
     check(expected <= set(tools), f"tools missing: {expected - set(tools)}")
+    # Closing a window or an app may lose data; moving one cannot.
+    for name in ["close_window", "close_app"]:
+        check(hint(tools[name], "destructive_hint") and not hint(tools[name], "read_only_hint"),
+              f"{name} annotated destructive: {tools[name].annotations}")
+    check(not hint(tools["window"], "destructive_hint"), "window (move, resize...) cannot lose data")
     for name in ["list_windows", "read", "find", "screenshot", "wait", "clipboard_get", "observe"]:
         t = tools[name]
         check(hint(t, "read_only_hint") and not hint(t, "open_world_hint"), f"{name} annotated read-only: {t.annotations}")
@@ -178,7 +184,7 @@ async def exercise(call, list_tools, progress_call=None):
     return len(tools)
 
 
-READERS = {"list_windows", "list_apps", "read", "find", "screenshot", "clipboard_get", "wait", "observe"}
+READERS = {"list_windows", "list_apps", "read", "find", "screenshot", "clipboard_get", "wait", "observe", "list_displays"}
 
 
 async def served(binary, args):
@@ -204,7 +210,7 @@ async def toolsets(binary):
     names = await served(binary, ["--tools", "read,list_windows,screenshot"])
     check(names == {"read", "list_windows", "screenshot"}, f"--tools serves {sorted(names)}")
     names = await served(binary, ["--exclude-tools", "launch", "--exclude-tools", "clipboard_set,click"])
-    check(len(names) == 16 and not names & {"launch", "clipboard_set", "click"}, f"--exclude-tools serves {sorted(names)}")
+    check(len(names) == 20 and not names & {"launch", "clipboard_set", "click"}, f"--exclude-tools serves {sorted(names)}")
     names = await served(binary, ["--read-only", "--exclude-tools", "observe"])
     check(names == READERS - {"observe"}, f"--read-only less observe serves {sorted(names)}")
     # Output schemas on request, and what the server then returns conforms to them (the SDK

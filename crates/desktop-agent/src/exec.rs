@@ -65,6 +65,66 @@ async fn act_on<D: Desktop>(d: &D, window: &Target, at: Aim, action: Action) -> 
     })
 }
 
+/// The operation a `window` step asks for, its point and size mapped from the screenshot's
+/// pixels to the screen (taken as screen units when no screenshot was sent).
+fn window_op(
+    screen: &Screen,
+    op: desktop_tools::agent::WindowOp,
+    at: Option<(f64, f64)>,
+    size: Option<(f64, f64)>,
+) -> desktop_core::winops::WindowOp {
+    use desktop_core::winops::WindowOp as W;
+    use desktop_tools::agent::WindowOp as A;
+    let map = |(x, y): (f64, f64)| match screen.frame {
+        Some(f) => f.to_screen(x, y, Space::Image),
+        None => (x.round() as i32, y.round() as i32),
+    };
+    match op {
+        A::Move => {
+            let (x, y) = map(at.unwrap_or_default());
+            W::Move { x, y }
+        }
+        A::Resize => {
+            // A size is the distance between two mapped points.
+            let (w, h) = size.unwrap_or_default();
+            let (x0, y0) = map((0.0, 0.0));
+            let (x1, y1) = map((w, h));
+            W::Resize {
+                w: x1 - x0,
+                h: y1 - y0,
+            }
+        }
+        A::Minimize => W::Minimize,
+        A::Maximize => W::Maximize,
+        A::Restore => W::Restore,
+        A::Fullscreen => W::Fullscreen,
+        A::Close => W::Close,
+    }
+}
+
+/// A window operation on the working window, recorded in the activity log.
+async fn act_on_window<D: Desktop>(
+    d: &D,
+    window: &Target,
+    op: desktop_core::winops::WindowOp,
+) -> Result<desktop_core::action::ActionResult> {
+    let t = std::time::Instant::now();
+    let r = desktop_core::winops::run(d, window, op).await;
+    let named = window
+        .app
+        .clone()
+        .or_else(|| window.window.clone())
+        .unwrap_or_default();
+    desktop_core::activity::record_desktop(
+        "agent",
+        &format!("window {}", op.name()),
+        named,
+        &r,
+        t.elapsed(),
+    );
+    r
+}
+
 /// Executes one step (never `done` or `ask_user`, which the loop handles).
 pub async fn run<D: Desktop>(
     d: &D,
@@ -183,6 +243,29 @@ pub async fn run<D: Desktop>(
             Ok(Done {
                 result: value(r),
                 window: next,
+            })
+        }
+        Act::Window { op, at, size } => {
+            let op = window_op(screen, *op, *at, *size);
+            let r = act_on_window(d, &t, op).await?;
+            Ok(Done {
+                result: value(r),
+                window: None,
+            })
+        }
+        Act::CloseApp { app } => {
+            let t0 = std::time::Instant::now();
+            let r = desktop_core::winops::close_app(d, app, desktop_core::winops::Force::No).await;
+            desktop_core::activity::record_desktop(
+                "agent",
+                "close-app",
+                app.clone(),
+                &r,
+                t0.elapsed(),
+            );
+            Ok(Done {
+                result: value(r?),
+                window: None,
             })
         }
         Act::WaitFor {
@@ -330,6 +413,8 @@ pub fn describe(screen: &Screen, act: &Act) -> String {
         .trim_end()
         .to_string(),
         Act::Launch { command } => format!("launch {}", command.join(" ")),
+        Act::Window { op, .. } => format!("window {}", op.as_str()),
+        Act::CloseApp { app } => format!("close the app {app}"),
         Act::WaitFor { text, gone, .. } => {
             format!("wait for {text:?}{}", if *gone { " to go" } else { "" })
         }

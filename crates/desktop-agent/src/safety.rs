@@ -81,6 +81,10 @@ pub fn risk(step: &Step, place: &Place, allow_apps: &[String]) -> Option<String>
         Act::Launch { command } => {
             return Some(format!("launches a program: {}", command.join(" ")))
         }
+        Act::Window { op, .. } => {
+            return Some(format!("{}: the window of {}", op.as_str(), place.app));
+        }
+        Act::CloseApp { app } => return Some(format!("closes the app {app}")),
         Act::PressKeys { keys, .. } if is_system_combo(keys) => {
             return Some(format!("presses a system key combo: {keys}"))
         }
@@ -222,6 +226,17 @@ mod tests {
             app: "gedit",
             role: None,
         };
+        // Window operations and closing apps are confirmed by default.
+        let minimize = Act::Window {
+            op: desktop_tools::agent::WindowOp::Minimize,
+            at: None,
+            size: None,
+        };
+        assert!(risk(&step(minimize), &gedit, &[]).is_some_and(|r| r.contains("minimize")));
+        let close = Act::CloseApp {
+            app: "gedit".into(),
+        };
+        assert!(risk(&step(close), &gedit, &[]).is_some());
         assert!(risk(
             &step(Act::Launch {
                 command: vec!["xterm".into()]

@@ -65,6 +65,16 @@ pub enum Act {
     Launch {
         command: Vec<String>,
     },
+    /// An operation on the working window; move and resize in the screenshot's pixels
+    /// (`Space::Image`), mapped to the screen when run.
+    Window {
+        op: a::WindowOp,
+        at: Option<(f64, f64)>,
+        size: Option<(f64, f64)>,
+    },
+    CloseApp {
+        app: String,
+    },
     WaitFor {
         text: String,
         gone: bool,
@@ -117,6 +127,8 @@ pub fn catalogue() -> Vec<ToolSpec> {
         spec::<a::ById>("focus", "Give the keyboard focus to an element."),
         spec::<a::SwitchWindow>("switch_window", "Work in another window from the window list from now on (it is raised)."),
         spec::<a::Launch>("launch", "Start a program and work in its window."),
+        spec::<a::Window>("window", "Move, resize, minimize, maximize, restore, make full screen or close the working window."),
+        spec::<a::CloseApp>("close_app", "Close every window of an app (an app that asks to save first is reported, unanswered)."),
         spec::<a::WaitFor>("wait_for", "Wait until an element containing this text appears (or, with gone, disappears)."),
         spec::<a::SetValue>("set_value", "Replace the text of a field, or set a slider or spin button, by id."),
         spec::<a::ById>("toggle", "Check or uncheck a check box, switch or toggle button by id."),
@@ -272,6 +284,31 @@ pub fn parse(call: &Call) -> Result<Step, String> {
             }
             (Act::Launch { command: p.command }, p.why)
         }
+        "window" => {
+            let p: a::Window = args(tool, &v)?;
+            let pair = |a: Option<f64>, b: Option<f64>, names: &str| match (a, b) {
+                (Some(a), Some(b)) if a.is_finite() && b.is_finite() => Ok(Some((a, b))),
+                (None, None) => Ok(None),
+                _ => Err(format!("window: give both {names}, as numbers")),
+            };
+            let at = pair(p.x, p.y, "x and y")?;
+            let size = pair(p.width, p.height, "width and height")?;
+            match p.op {
+                a::WindowOp::Move if at.is_none() => return Err("window move: give x and y".into()),
+                a::WindowOp::Resize if size.is_none() => {
+                    return Err("window resize: give width and height".into())
+                }
+                _ => {}
+            }
+            (Act::Window { op: p.op, at, size }, p.why)
+        }
+        "close_app" => {
+            let p: a::CloseApp = args(tool, &v)?;
+            if p.app.trim().is_empty() {
+                return Err("close_app: app is empty".into());
+            }
+            (Act::CloseApp { app: p.app }, p.why)
+        }
         "wait_for" => {
             let p: a::WaitFor = args(tool, &v)?;
             let act = Act::WaitFor {
@@ -423,5 +460,31 @@ mod tests {
         assert!(parse(&call("type_text", json!({"__unparsed": "{"}))).is_err());
         assert!(parse(&call("launch", json!({"command": []}))).is_err());
         assert!(parse(&call("done", json!({"summary": "x"}))).is_err());
+    }
+
+    #[test]
+    fn window_steps_need_their_numbers() {
+        let full = |op: &str, x: Value, w: Value| json!({"op": op, "x": x, "y": x, "width": w, "height": w, "why": null});
+        let ok = parse(&call("window", full("move", json!(10.0), Value::Null))).unwrap();
+        assert_eq!(
+            ok.act,
+            Act::Window {
+                op: a::WindowOp::Move,
+                at: Some((10.0, 10.0)),
+                size: None
+            }
+        );
+        assert!(parse(&call("window", full("move", Value::Null, Value::Null))).is_err());
+        assert!(parse(&call("window", full("resize", Value::Null, Value::Null))).is_err());
+        assert!(parse(&call("window", full("explode", Value::Null, Value::Null))).is_err());
+        let min = parse(&call("window", full("minimize", Value::Null, Value::Null))).unwrap();
+        assert!(matches!(
+            min.act,
+            Act::Window {
+                op: a::WindowOp::Minimize,
+                ..
+            }
+        ));
+        assert!(parse(&call("close_app", json!({"app": " ", "why": null}))).is_err());
     }
 }

@@ -51,7 +51,23 @@ fn window() -> Value {
             "bounds": bounds(),
             "focused": {"type": "boolean"},
             "modal": {"const": true, "description": "present (true) when the window is a modal dialog: its app takes input there first, and commands naming only the app act on it"},
-            "a11y": {"const": false, "description": "present (false) when the window exposes no accessibility tree"}
+            "a11y": {"const": false, "description": "present (false) when the window exposes no accessibility tree"},
+            "state": {"enum": ["minimized", "maximized", "fullscreen"], "description": "present when the window is not in its normal state (window restore brings it back)"},
+            "display": {"type": "string", "description": "the name of the display holding the window's center (as displays lists it)"}
+        }
+    })
+}
+
+fn display() -> Value {
+    json!({
+        "type": "object",
+        "required": ["name", "bounds", "scale", "primary"],
+        "properties": {
+            "name": {"type": "string", "description": "the system's name for it (RandR monitor or output, the screen's name on macOS, the GDI device on Windows); may be empty"},
+            "bounds": bounds(),
+            "scale": {"type": "number", "description": "image pixels per screen unit there (2 on a Retina display; 1 on X11)"},
+            "primary": {"type": "boolean"},
+            "refresh": {"type": "number", "description": "refresh rate in Hz, absent where the system does not say"}
         }
     })
 }
@@ -121,7 +137,9 @@ fn schemas() -> Vec<(&'static str, Value)> {
                 "$schema": DRAFT, "title": "sandbox up/status data (one sandbox)",
                 "type": "object",
                 "properties": {
-                    "display": {"type": "string"}, "size": {"type": "string"}, "running": {"type": "boolean"},
+                    "display": {"type": "string"}, "size": {"type": "string", "description": "each display's size"}, "running": {"type": "boolean"},
+                    "outputs": {"type": "integer", "description": "displays side by side (sandbox up --outputs)"},
+                    "wm": {"type": ["string", "null"], "description": "the window manager it runs (sandbox up --wm), null for none"},
                     "dir": {"type": "string"}, "a11y_bus": {"type": "string"},
                     "pids": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "pid": {"type": "integer"}}}},
                     "env": {"type": "object", "additionalProperties": {"type": "string"}}
@@ -171,6 +189,52 @@ fn schemas() -> Vec<(&'static str, Value)> {
             }),
         ),
         (
+            "displays",
+            json!({
+                "$schema": DRAFT, "title": "displays data",
+                "type": "object",
+                "required": ["displays"],
+                "properties": {"displays": {"type": "array", "items": display(), "description": "the primary display first; all in one coordinate space (negative left of or above the primary)"}}
+            }),
+        ),
+        (
+            "window",
+            json!({
+                "$schema": DRAFT, "title": "window data (move, resize, minimize, maximize, restore, fullscreen, close)",
+                "description": "Answers once the window showed the change (its geometry held still), with the window as it is now. A change not seen is an ACTION_FAILED error with what was seen; a window whose app asks first (\"save changes?\") is an ACTION_FAILED error naming its dialog, left unanswered.",
+                "type": "object",
+                "required": ["action", "op", "route", "effect"],
+                "properties": {
+                    "action": {"const": "window"},
+                    "op": {"enum": ["move", "resize", "minimize", "maximize", "restore", "fullscreen", "close"]},
+                    "route": {"const": "system"},
+                    "effect": {"const": "confirmed"},
+                    "window": window(),
+                    "adjusted": {"const": true, "description": "the window changed, but not exactly as asked (kept on screen by the window manager, sized to the app's own steps or minimum)"},
+                    "unchanged": {"const": true, "description": "it already was so; nothing was asked of the window system"},
+                    "closed": {"const": true, "description": "close: the window is gone"},
+                    "id": {"type": "integer"}, "title": {"type": "string"}
+                }
+            }),
+        ),
+        (
+            "close-app",
+            json!({
+                "$schema": DRAFT, "title": "close-app data",
+                "description": "Every window of the one app named was asked to close and went away; with --force, the processes that still showed windows were ended. A window held by the app's own question, or a dialog already showing, is an ACTION_FAILED error naming it (nothing answered, nothing ended).",
+                "type": "object",
+                "required": ["action", "app", "route", "effect", "closed"],
+                "properties": {
+                    "action": {"const": "close-app"},
+                    "app": {"type": "string"},
+                    "route": {"const": "system"},
+                    "effect": {"const": "confirmed"},
+                    "closed": {"type": "array", "items": {"type": "string"}, "description": "titles of the windows that closed"},
+                    "ended": {"type": "array", "items": {"type": "integer"}, "description": "--force: pids of the processes ended"}
+                }
+            }),
+        ),
+        (
             "error",
             json!({
                 "$schema": DRAFT, "title": "error object (envelope with ok:false)",
@@ -200,7 +264,7 @@ pub fn get(command: Option<&str>) -> Result<Value> {
             .map(|(_, v)| v)
             .ok_or_else(|| {
                 Error::invalid_args(format!("no schema for `{name}`"))
-                    .suggest("Known: list, read, csv, action, sandbox, doctor, error")
+                    .suggest("Known: list, read, csv, action, window, close-app, displays, sandbox, doctor, error")
             }),
     }
 }

@@ -217,6 +217,56 @@ pub struct SwitchWindow {
     pub why: Option<String>,
 }
 
+/// What to do with the working window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WindowOp {
+    Move,
+    Resize,
+    Minimize,
+    Maximize,
+    Restore,
+    Fullscreen,
+    Close,
+}
+
+impl WindowOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WindowOp::Move => "move",
+            WindowOp::Resize => "resize",
+            WindowOp::Minimize => "minimize",
+            WindowOp::Maximize => "maximize",
+            WindowOp::Restore => "restore",
+            WindowOp::Fullscreen => "fullscreen",
+            WindowOp::Close => "close",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Window {
+    pub op: WindowOp,
+    /// move: where the window's top-left corner goes, in the latest screenshot's pixels.
+    pub x: Option<f64>,
+    pub y: Option<f64>,
+    /// resize: the new size, in the latest screenshot's pixels.
+    pub width: Option<f64>,
+    pub height: Option<f64>,
+    /// One short sentence: why this step.
+    pub why: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CloseApp {
+    /// The app as the window list shows it.
+    pub app: String,
+    /// One short sentence: why this step.
+    pub why: Option<String>,
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Launch {

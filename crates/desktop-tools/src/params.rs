@@ -218,6 +218,35 @@ pub struct Launch {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct Window {
+    #[serde(flatten)]
+    pub target: Target,
+    /// move, resize, minimize, maximize, restore or fullscreen.
+    pub op: String,
+    /// move: screen x and y of the window's top-left corner.
+    pub x: Option<i32>,
+    pub y: Option<i32>,
+    /// resize: the new size.
+    pub width: Option<i32>,
+    pub height: Option<i32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CloseWindow {
+    #[serde(flatten)]
+    pub target: Target,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CloseApp {
+    /// The app as list_windows shows it.
+    pub app: String,
+    /// End its processes when its windows do not close (unsaved work is lost).
+    #[serde(default)]
+    pub force: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct Screenshot {
     #[serde(flatten)]
     pub target: Target,

@@ -22,6 +22,41 @@ impl p::Target {
     }
 }
 
+impl p::Window {
+    /// The window named and the operation; `INVALID_ARGS` for an unknown operation or one
+    /// missing its numbers.
+    pub fn request(self) -> Result<(Target, desktop_core::winops::WindowOp)> {
+        use desktop_core::winops::WindowOp as Op;
+        let need = |v: Option<i32>, name: &str| {
+            v.ok_or_else(|| {
+                Error::invalid_args(format!("{} needs {name}", self.op))
+                    .suggest("move takes x and y, resize width and height")
+            })
+        };
+        let op = match self.op.as_str() {
+            "move" => Op::Move {
+                x: need(self.x, "x")?,
+                y: need(self.y, "y")?,
+            },
+            "resize" => Op::Resize {
+                w: need(self.width, "width")?,
+                h: need(self.height, "height")?,
+            },
+            "minimize" => Op::Minimize,
+            "maximize" => Op::Maximize,
+            "restore" => Op::Restore,
+            "fullscreen" => Op::Fullscreen,
+            other => {
+                return Err(Error::invalid_args(format!("no window operation {other:?}")).suggest(
+                    "op is move, resize, minimize, maximize, restore or fullscreen (close_window closes)",
+                ))
+            }
+        };
+        op.validate()?;
+        Ok((self.target.target(), op))
+    }
+}
+
 impl p::Element {
     /// The element by id or text; the tool requires one.
     fn aim(&self) -> Result<Aim> {

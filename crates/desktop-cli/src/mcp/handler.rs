@@ -165,6 +165,8 @@ impl Server {
                             ..Target::default()
                         })
                         .await?;
+                    let mut list = list;
+                    list.place_on(&d.displays());
                     let text = crate::commands::list::windows_text(&list);
                     Ok(structured(&list, Some(text)))
                 }
@@ -201,6 +203,36 @@ impl Server {
                 let wait = Duration::from_secs(a.wait_s.unwrap_or(20).clamp(1, 50));
                 on_desktop!(self, |d| act::launch(d, &a.command, wait, "mcp").await)
                     .map(|r| structured(&r, None))
+            }
+            "window" => {
+                let (target, op) = args::<p::Window>(&tool, raw)?.request()?;
+                on_desktop!(self, |d| act::window(d, target, op, "mcp").await)
+                    .map(|r| structured(&r, None))
+            }
+            "close_window" => {
+                let a: p::CloseWindow = args(&tool, raw)?;
+                let target = a.target.target();
+                on_desktop!(self, |d| act::window(
+                    d,
+                    target,
+                    desktop_core::winops::WindowOp::Close,
+                    "mcp"
+                )
+                .await)
+                .map(|r| structured(&r, None))
+            }
+            "close_app" => {
+                let a: p::CloseApp = args(&tool, raw)?;
+                let grace = a.force.then_some(Duration::from_secs(3));
+                on_desktop!(self, |d| act::close_app(d, &a.app, grace, "mcp").await)
+                    .map(|r| structured(&r, None))
+            }
+            "list_displays" => {
+                let _: p::Empty = args(&tool, raw)?;
+                on_desktop!(self, |d| async {
+                    Ok(structured(&crate::commands::list::displays(d), None))
+                }
+                .await)
             }
             "screenshot" => {
                 let a: p::Screenshot = args(&tool, raw)?;
