@@ -1,17 +1,77 @@
 //! Points and pixels. AX, CGEvent and window bounds work in points, in one space whose
 //! origin is the top-left of the main display (a display left of or above it has negative
-//! coordinates); captures are in pixels, 2 per point on a Retina display, and a capture
-//! spanning displays is put together from each display's piece. Pure arithmetic.
+//! coordinates; AppKit's bottom-left frames are flipped into it); captures are in pixels, 2
+//! per point on a Retina display, and a capture spanning displays is put together from each
+//! display's piece; each display's work area (what a maximized window fills). Pure
+//! arithmetic.
 
 use desktop_core::backend::Display;
 use desktop_core::Rect;
 
-/// A display as Core Graphics describes it: bounds in points, its mode's width in pixels.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A display as Core Graphics and AppKit describe it: bounds in points, its mode's width in
+/// pixels and refresh rate, the screen's name and the part of it windows are given.
+#[derive(Clone, Debug, PartialEq)]
 pub struct RawDisplay {
     pub bounds: (f64, f64, f64, f64),
     pub pixel_width: usize,
     pub main: bool,
+    /// `NSScreen.localizedName` ("Built-in Retina Display", "DELL U2720Q"); empty where
+    /// AppKit was not asked (off the main thread) or has no screen for the display.
+    pub name: String,
+    /// `CGDisplayModeGetRefreshRate` in Hz: 0 where Core Graphics does not know (some
+    /// built-in panels report none).
+    pub refresh: f64,
+    /// The display less the menu bar and the Dock (`NSScreen.visibleFrame`), in the same
+    /// top-left points as `bounds` (see [`flip`]); `None` where AppKit was not asked.
+    pub visible: Option<(f64, f64, f64, f64)>,
+}
+
+/// Where windows go on one display: its bounds and its visible frame (without the menu bar
+/// and the Dock), what `window maximize` fills.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorkArea {
+    pub display: Rect,
+    pub visible: (f64, f64, f64, f64),
+}
+
+impl WorkArea {
+    /// The visible frame in whole points.
+    pub fn visible_rect(&self) -> Rect {
+        let (x, y, w, h) = self.visible;
+        rect(x, y, w, h)
+    }
+}
+
+/// The displays whose visible frames AppKit gave.
+pub fn work_areas(raw: &[RawDisplay]) -> Vec<WorkArea> {
+    raw.iter()
+        .filter_map(|d| {
+            let (x, y, w, h) = d.bounds;
+            Some(WorkArea {
+                display: rect(x, y, w, h),
+                visible: d.visible?,
+            })
+        })
+        .collect()
+}
+
+/// The work area of the display holding a window (its center, else most of it).
+pub fn area_of(areas: &[WorkArea], window: Rect) -> Option<&WorkArea> {
+    let displays: Vec<Display> = areas
+        .iter()
+        .map(|a| Display::new(a.display, 1.0, false))
+        .collect();
+    let d = desktop_core::backend::display_of(&displays, &window)?;
+    let i = displays.iter().position(|x| std::ptr::eq(x, d))?;
+    areas.get(i)
+}
+
+/// A rectangle in AppKit's global coordinates (origin at the bottom-left of the main
+/// display, y upwards) in the top-left points of Core Graphics and AX, given the main
+/// display's height.
+pub fn flip(cocoa: (f64, f64, f64, f64), main_height: f64) -> (f64, f64, f64, f64) {
+    let (x, y, w, h) = cocoa;
+    (x, main_height - (y + h), w, h)
 }
 
 /// A point rectangle rounded outwards to whole points (a 0.5-point edge stays inside).
@@ -33,7 +93,14 @@ pub fn displays(raw: &[RawDisplay]) -> Vec<Display> {
             } else {
                 1.0
             };
-            Display::new(rect(x, y, w, h), scale, d.main)
+            Display {
+                name: d.name.clone(),
+                bounds: rect(x, y, w, h),
+                scale,
+                primary: d.main,
+                // 0 is Core Graphics saying it does not know.
+                refresh: Some(d.refresh).filter(|r| r.is_finite() && *r > 0.0),
+            }
         })
         .collect();
     out.sort_by_key(|d| !d.primary);
@@ -120,24 +187,44 @@ pub fn layout(displays: &[Rect], area: Rect, scale: f64) -> ((u32, u32), Vec<Pie
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_retina_main_display_and_a_plain_one_left_of_it() {
-        let raw = [
+    /// A plain display left of and above a Retina main one, as a Mac reports them.
+    fn two() -> [RawDisplay; 2] {
+        [
             RawDisplay {
                 bounds: (-1920.0, -180.0, 1920.0, 1080.0),
                 pixel_width: 1920,
                 main: false,
+                name: "DELL U2720Q".into(),
+                refresh: 60.0,
+                // Its own menu bar (25 points), no Dock.
+                visible: Some((-1920.0, -155.0, 1920.0, 1055.0)),
             },
             RawDisplay {
                 bounds: (0.0, 0.0, 1512.0, 982.0),
                 pixel_width: 3024,
                 main: true,
+                name: "Built-in Retina Display".into(),
+                // ProMotion panels report no fixed rate.
+                refresh: 0.0,
+                // The notch's menu bar (37 points) and a Dock of 64 points.
+                visible: Some((0.0, 37.0, 1512.0, 881.0)),
             },
-        ];
+        ]
+    }
+
+    #[test]
+    fn a_retina_main_display_and_a_plain_one_left_of_it() {
+        let raw = two();
         let d = displays(&raw);
         assert!(d[0].primary && d[0].scale == 2.0 && d[0].bounds == Rect::new(0, 0, 1512, 982));
         assert_eq!(d[1].bounds, Rect::new(-1920, -180, 1920, 1080));
         assert_eq!(d[1].scale, 1.0);
+        // Names as AppKit gives them; a refresh rate of 0 is none known.
+        assert_eq!(d[0].name, "Built-in Retina Display");
+        assert_eq!((d[0].refresh, d[1].refresh), (None, Some(60.0)));
+        let mut odd = raw[1].clone();
+        odd.refresh = f64::NAN;
+        assert_eq!(displays(&[odd])[0].refresh, None);
         // A window mostly on the left display is captured at its scale.
         assert_eq!(scale_at(&d, Rect::new(-800, 100, 900, 400)), 1.0);
         assert_eq!(scale_at(&d, Rect::new(100, 100, 400, 400)), 2.0);
@@ -220,6 +307,39 @@ mod tests {
         let far = Rect::new(i32::MAX - 5, i32::MAX - 5, i32::MAX, i32::MAX);
         assert!(layout(&displays, far, 2.0).1.is_empty());
         assert_eq!(scale_at(&[], far), 1.0);
+    }
+
+    #[test]
+    fn appkit_frames_turn_into_top_left_points() {
+        // The main display is 982 points high: its visible frame starts 64 points up (the
+        // Dock) and ends 37 points below the top (the menu bar).
+        assert_eq!(
+            flip((0.0, 64.0, 1512.0, 881.0), 982.0),
+            (0.0, 37.0, 1512.0, 881.0)
+        );
+        // A display left of it and higher: its bottom edge, 900 points below the main
+        // display's top, is 82 points above the main display's bottom in AppKit's terms.
+        assert_eq!(
+            flip((-1920.0, 82.0, 1920.0, 1055.0), 982.0),
+            (-1920.0, -155.0, 1920.0, 1055.0)
+        );
+    }
+
+    #[test]
+    fn a_window_belongs_to_the_work_area_holding_it() {
+        let raw = two();
+        let areas = work_areas(&raw);
+        assert_eq!(areas.len(), 2);
+        let main = area_of(&areas, Rect::new(100, 100, 400, 300)).unwrap();
+        assert_eq!(main.visible_rect(), Rect::new(0, 37, 1512, 881));
+        // Mostly on the left display.
+        let left = area_of(&areas, Rect::new(-900, 100, 1000, 300)).unwrap();
+        assert_eq!(left.display, Rect::new(-1920, -180, 1920, 1080));
+        assert!(area_of(&areas, Rect::new(9000, 9000, 10, 10)).is_none());
+        // AppKit not asked: no work areas at all.
+        let mut blind = raw[1].clone();
+        blind.visible = None;
+        assert!(work_areas(&[blind]).is_empty());
     }
 
     #[test]

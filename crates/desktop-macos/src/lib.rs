@@ -3,9 +3,10 @@
 //! as CGEvents, captures through ScreenCaptureKit, the clipboard through NSPasteboard.
 //!
 //! What is not a system call — role mapping, attribute decoding, the tree, key codes,
-//! typing chunks, points and pixels, permission errors — is plain Rust, compiled and
-//! unit-tested on every platform (recorded attribute dumps stand in for apps). The system
-//! calls are compiled on macOS alone; nothing on Linux can run them.
+//! typing chunks, points and pixels, permission errors, window states and the watch after
+//! a window operation — is plain Rust, compiled and unit-tested on every platform
+//! (recorded attribute dumps stand in for apps). The system calls are compiled on macOS
+//! alone; nothing on Linux can run them.
 
 pub mod attrs;
 pub mod geometry;
@@ -14,6 +15,7 @@ pub mod permissions;
 pub mod roles;
 pub mod typing;
 pub mod windows;
+pub mod winops;
 
 #[cfg(target_os = "macos")]
 mod mac;

@@ -157,6 +157,47 @@ fn textedit_takes_typed_text_and_reads_it_back() {
 }
 
 #[test]
+fn a_textedit_window_moves_resizes_minimizes_restores_and_closes() {
+    use desktop_core::model::WindowState;
+    use desktop_core::winops::{self, WindowOp};
+    run(async {
+        let d = desk().await;
+        let file = std::env::temp_dir().join("desktop-cli-window-ops.txt");
+        std::fs::write(&file, "window ops").unwrap();
+        open(&d, "TextEdit", &["-a", "TextEdit", file.to_str().unwrap()]).await;
+        let t = Target {
+            app: Some("TextEdit".into()),
+            window: Some("desktop-cli-window-ops".into()),
+            ..Target::default()
+        };
+        let id = d.resolve(&t).await.unwrap().id;
+        let by_id = Target {
+            window_id: id,
+            ..Target::default()
+        };
+        // Each change is read back from a fresh list, not trusted from the answer.
+        winops::run(&d, &by_id, WindowOp::Move { x: 120, y: 140 })
+            .await
+            .unwrap();
+        winops::run(&d, &by_id, WindowOp::Resize { w: 520, h: 380 })
+            .await
+            .unwrap();
+        let w = d.resolve(&by_id).await.unwrap();
+        let b = w.bounds.unwrap();
+        assert_eq!((b.x, b.y, b.w, b.h), (120, 140, 520, 380), "{w:?}");
+        winops::run(&d, &by_id, WindowOp::Minimize).await.unwrap();
+        // Minimized, off screen, and still listed so that it can be restored.
+        let w = d.resolve(&by_id).await.unwrap();
+        assert_eq!(w.state, WindowState::Minimized, "{w:?}");
+        winops::run(&d, &by_id, WindowOp::Restore).await.unwrap();
+        assert_eq!(d.resolve(&by_id).await.unwrap().state, WindowState::Normal);
+        winops::run(&d, &by_id, WindowOp::Close).await.unwrap();
+        assert!(d.resolve(&by_id).await.is_err(), "the window closed");
+        quit("TextEdit");
+    });
+}
+
+#[test]
 fn calculator_adds_by_clicking_its_buttons() {
     run(async {
         let d = desk().await;

@@ -132,8 +132,14 @@ pub fn repo_root() -> PathBuf {
 impl Desk {
     /// Starts a fresh sandbox with `bin` (the `desktop-cli` under test).
     pub fn start(bin: &str) -> Desk {
+        Desk::start_with(bin, &[])
+    }
+
+    /// Starts a fresh sandbox with `sandbox up` options (`--wm`, `--outputs 2`, `--size`).
+    pub fn start_with(bin: &str, options: &[&str]) -> Desk {
         let out = Command::new(bin)
             .args(["sandbox", "up"])
+            .args(options)
             .env_remove("DESKTOP_CLI_SANDBOX")
             .output()
             .expect("run desktop-cli sandbox up");

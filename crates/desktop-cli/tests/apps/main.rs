@@ -19,6 +19,7 @@ mod see;
 mod skill;
 mod tables;
 mod view;
+mod windows;
 
 use desktop_testkit::Desk;
 
@@ -81,6 +82,7 @@ fn main() {
     tests.extend(overlays::TESTS);
     tests.extend(view::TESTS);
     tests.extend(activity::TESTS);
+    tests.extend(windows::TESTS);
     desktop_testkit::run_tests(Env { desk, victim_pid }, tests, |env, name| {
         env.desk.screenshot(name)
     })

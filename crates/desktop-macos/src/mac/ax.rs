@@ -1,7 +1,7 @@
 //! The AX API, thinly: one element's attributes in one batched read (decoded into
 //! [`Attrs`]; its value apart, never a secure field's; its children in a ranged read),
-//! single attributes, setting them, actions, and the messaging timeout that bounds every
-//! call to an app. Every `unsafe` of the backend's
+//! single attributes, a window's frame and state flags, setting them, actions, and the
+//! messaging timeout that bounds every call to an app. Every `unsafe` of the backend's
 //! accessibility calls is here, each a documented AX function called as its header says.
 #![allow(unsafe_code)]
 
@@ -121,29 +121,8 @@ pub struct Read {
 /// where it shows one and is not secure, then at most `max_children` of its children in a
 /// ranged read.
 pub fn read(el: &AXUIElement, max_children: usize) -> Result<Read, AXError> {
-    let names: Vec<CFRetained<CFString>> = BATCH.iter().map(|a| cfstr(a)).collect();
-    let names = CFArray::from_retained_objects(&names);
-    let mut out: *const CFArray = std::ptr::null();
-    // SAFETY: `names` is an array of CFStrings; `out` receives a +1 array ("Copy" rule),
-    // adopted below. Options empty: a failing attribute does not stop the others.
-    let err = unsafe {
-        el.copy_multiple_attribute_values(
-            names.as_opaque(),
-            AXCopyMultipleAttributeOptions::empty(),
-            NonNull::from(&mut out),
-        )
-    };
-    if err != AXError::Success {
-        return Err(err);
-    }
-    let Some(out) = NonNull::new(out as *mut CFArray<CFType>) else {
-        return Err(AXError::Failure);
-    };
-    // SAFETY: the array was returned +1 by a Copy function: we own it.
-    let out = unsafe { CFRetained::from_raw(out) };
     let mut attrs = Attrs::default();
-    for (name, v) in BATCH.iter().zip(out.iter()) {
-        let raw = decode(&v);
+    for (name, raw) in BATCH.iter().zip(batch(el, &BATCH)?) {
         let s = || match &raw {
             Raw::Str(s) => Some(s.clone()),
             _ => None,
@@ -190,6 +169,70 @@ pub fn read(el: &AXUIElement, max_children: usize) -> Result<Read, AXError> {
         attrs,
         children,
         child_count,
+    })
+}
+
+/// Several attributes of `el` in one call, decoded, in the order asked (a failed attribute
+/// is [`Raw::Missing`]).
+fn batch(el: &AXUIElement, names: &[&'static str]) -> Result<Vec<Raw>, AXError> {
+    let names: Vec<CFRetained<CFString>> = names.iter().map(|a| cfstr(a)).collect();
+    let names = CFArray::from_retained_objects(&names);
+    let mut out: *const CFArray = std::ptr::null();
+    // SAFETY: `names` is an array of CFStrings; `out` receives a +1 array ("Copy" rule),
+    // adopted below. Options empty: a failing attribute does not stop the others.
+    let err = unsafe {
+        el.copy_multiple_attribute_values(
+            names.as_opaque(),
+            AXCopyMultipleAttributeOptions::empty(),
+            NonNull::from(&mut out),
+        )
+    };
+    if err != AXError::Success {
+        return Err(err);
+    }
+    let Some(out) = NonNull::new(out as *mut CFArray<CFType>) else {
+        return Err(AXError::Failure);
+    };
+    // SAFETY: the array was returned +1 by a Copy function: we own it.
+    let out = unsafe { CFRetained::from_raw(out) };
+    Ok(out.iter().map(|v| decode(&v)).collect())
+}
+
+/// What a window shows of its place and state, in one batched read.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WindowRead {
+    /// `AXPosition` and `AXSize`, where both came.
+    pub frame: Option<(f64, f64, f64, f64)>,
+    pub minimized: bool,
+    pub fullscreen: bool,
+    pub modal: bool,
+}
+
+/// A window's frame and its `AXMinimized`, `AXFullScreen` and `AXModal` in one call (an
+/// attribute the window lacks is false).
+pub fn window(el: &AXUIElement) -> Result<WindowRead, AXError> {
+    const NAMES: [&str; 5] = [
+        "AXPosition",
+        "AXSize",
+        "AXMinimized",
+        "AXFullScreen",
+        "AXModal",
+    ];
+    let raw = batch(el, &NAMES)?;
+    let flag = |i: usize| match raw.get(i) {
+        Some(Raw::Bool(b)) => *b,
+        Some(Raw::Num(n)) => *n != 0.0,
+        _ => false,
+    };
+    let frame = match (raw.first(), raw.get(1)) {
+        (Some(Raw::Point(p)), Some(Raw::Size(s))) => Some((p.x, p.y, s.width, s.height)),
+        _ => None,
+    };
+    Ok(WindowRead {
+        frame,
+        minimized: flag(2),
+        fullscreen: flag(3),
+        modal: flag(4),
     })
 }
 
@@ -331,6 +374,26 @@ pub fn set_bool(el: &AXUIElement, name: &'static str, on: bool) -> Result<(), AX
     let v: &CFType = CFBoolean::new(on);
     // SAFETY: a CFBoolean is a valid value for a boolean attribute.
     check(unsafe { el.set_attribute_value(&cfstr(name), v) })
+}
+
+/// Moves a window's top-left to `x`,`y` (`AXPosition`, an AXValue of a CGPoint).
+pub fn set_position(el: &AXUIElement, x: f64, y: f64) -> Result<(), AXError> {
+    let mut p = CGPoint::new(x, y);
+    // SAFETY: an AXValue of type CGPoint made from a CGPoint.
+    let v = unsafe { AXValue::new(AXValueType::CGPoint, NonNull::from(&mut p).cast()) }
+        .ok_or(AXError::Failure)?;
+    // SAFETY: AXPosition takes an AXValue(CGPoint).
+    check(unsafe { el.set_attribute_value(&cfstr("AXPosition"), &v) })
+}
+
+/// Resizes a window (`AXSize`, an AXValue of a CGSize); its top-left stays.
+pub fn set_size(el: &AXUIElement, w: f64, h: f64) -> Result<(), AXError> {
+    let mut s = CGSize::new(w, h);
+    // SAFETY: an AXValue of type CGSize made from a CGSize.
+    let v = unsafe { AXValue::new(AXValueType::CGSize, NonNull::from(&mut s).cast()) }
+        .ok_or(AXError::Failure)?;
+    // SAFETY: AXSize takes an AXValue(CGSize).
+    check(unsafe { el.set_attribute_value(&cfstr("AXSize"), &v) })
 }
 
 /// Sets `AXValue` to text, or to a number where `number` is given.

@@ -1,7 +1,8 @@
-//! `MacDesktop`: the contract on macOS. Windows from the window server joined with each
-//! app's `AXWindows`; reads through the core pipeline; ids resolved by the core (`refs`)
-//! through index-path handles; actions through AX where the element offers them, CGEvents
-//! otherwise, each answered with what was read back afterwards.
+//! `MacDesktop`: the contract on macOS. Windows from the window server (minimized ones too)
+//! joined with each app's `AXWindows`, their state from both; reads through the core
+//! pipeline; ids resolved by the core (`refs`) through index-path handles; actions through
+//! AX where the element offers them, CGEvents otherwise, each answered with what was read
+//! back afterwards; window operations and ending processes in `winops`.
 
 use super::ax::{self, Element};
 use super::{capture, input, walk, windows as sys};
@@ -15,12 +16,16 @@ use desktop_core::refs::{self, Probe, RefMap, WindowRefs};
 use desktop_core::request::{Action, ActionRequest, Aim, Button, Element as Wanted};
 use desktop_core::shot::Capture;
 use desktop_core::windows::ByTitle;
+use desktop_core::winops::WindowOp;
 use desktop_core::{
     pipeline, AppInfo, AppList, Desktop, Error, ErrorCode, Filters, Handle, Node, ReadData, Rect,
     Result, Role, States, Target, WindowInfo, WindowList,
 };
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+/// How long an app with no window on screen gets to list its windows (see `all_windows`).
+const PUT_AWAY_TIMEOUT: Duration = Duration::from_millis(300);
 
 /// The macOS desktop, its calls to apps bounded by `timeout`.
 #[derive(Debug)]
@@ -38,26 +43,45 @@ impl MacDesktop {
         let server = sys::server_windows();
         let apps = sys::running_apps();
         let front = sys::frontmost_pid();
+        let visible: Vec<Rect> = geometry::work_areas(&Self::raw_displays())
+            .iter()
+            .map(|a| a.visible_rect())
+            .collect();
         let mut list = WindowList {
             app_names: apps.iter().map(|(n, _)| n.clone()).collect(),
             ..WindowList::default()
         };
-        // One pass per app, in front-to-back order of its first window.
-        let mut pids: Vec<u32> = Vec::new();
-        for w in &server {
-            if !pids.contains(&w.pid) {
-                pids.push(w.pid);
+        // One pass per app, in front-to-back order of its first window on screen; then the
+        // apps a user sees with windows off screen only, one of which may be minimized (or
+        // full screen on another Space) and is listed so it can be restored.
+        let mut pids: Vec<(u32, bool)> = Vec::new();
+        for w in server.iter().filter(|w| w.on_screen) {
+            if !pids.iter().any(|(p, _)| *p == w.pid) {
+                pids.push((w.pid, true));
             }
         }
-        for pid in pids {
+        for w in server.iter().filter(|w| !w.on_screen) {
+            let seen = apps.iter().any(|(_, p)| *p == w.pid);
+            if seen && !pids.iter().any(|(p, _)| *p == w.pid) {
+                pids.push((w.pid, false));
+            }
+        }
+        for (pid, shown) in pids {
             let mine: Vec<_> = server.iter().filter(|w| w.pid == pid).cloned().collect();
             let name = apps
                 .iter()
                 .find(|(_, p)| *p == pid)
                 .map_or_else(|| mine[0].owner.clone(), |(n, _)| n.clone());
-            let ax_list = match sys::ax_windows(&self.app(pid)) {
+            // An app showing nothing is asked briefly: most have nothing put away, and a
+            // hung one in the background must not hold up every list for the full timeout.
+            let app = if shown {
+                self.app(pid)
+            } else {
+                ax::app(pid as i32, self.timeout.min(PUT_AWAY_TIMEOUT).as_secs_f32())
+            };
+            let ax_list = match sys::ax_windows(&app) {
                 Ok(l) => l,
-                Err(e) if e.code == ErrorCode::AppUnresponsive => {
+                Err(e) if e.code == ErrorCode::AppUnresponsive && shown => {
                     list.unresponsive.push(desktop_core::Unresponsive {
                         app: Some(name.clone()),
                         pid,
@@ -71,6 +95,9 @@ impl MacDesktop {
             };
             let ax: Vec<_> = ax_list.iter().map(|(w, _)| w.clone()).collect();
             for (s, j) in mine.iter().zip(pair(&mine, &ax)) {
+                if !crate::windows::listed(s, j) {
+                    continue;
+                }
                 let a = j.map(|j| &ax[j]);
                 list.windows.push(WindowInfo {
                     app: name.clone(),
@@ -85,7 +112,7 @@ impl MacDesktop {
                     focused: front == Some(pid) && a.is_some_and(|a| a.focused),
                     a11y: a.is_some(),
                     modal: a.is_some_and(|a| a.modal),
-                    state: Default::default(),
+                    state: crate::windows::state(a, s.bounds, &visible),
                     display: None,
                     // Keyed by the window server's id: an app's AXWindows reorder as its
                     // windows are raised, its ids do not.
@@ -97,7 +124,7 @@ impl MacDesktop {
     }
 
     /// The AX window of the app `pid` that is the window server's window `wid`.
-    fn ax_window(&self, pid: u32, wid: u32) -> Result<Option<Element>> {
+    pub(crate) fn ax_window(&self, pid: u32, wid: u32) -> Result<Option<Element>> {
         let server: Vec<_> = sys::server_windows()
             .into_iter()
             .filter(|w| w.pid == pid)
@@ -284,7 +311,10 @@ impl Desktop for MacDesktop {
             apps: sys::running_apps()
                 .into_iter()
                 .map(|(name, pid)| AppInfo {
-                    windows: server.iter().filter(|w| w.pid == pid).count(),
+                    windows: server
+                        .iter()
+                        .filter(|w| w.pid == pid && w.on_screen)
+                        .count(),
                     name,
                     pid,
                 })
@@ -441,6 +471,14 @@ impl Desktop for MacDesktop {
 
     fn refs_path(&self) -> PathBuf {
         self.refs.clone()
+    }
+
+    async fn window_op(&self, window: &WindowInfo, op: WindowOp) -> Result<Option<WindowInfo>> {
+        super::winops::window_op(self, window, op).await
+    }
+
+    async fn end_process(&self, pid: u32, grace: Duration) -> Result<bool> {
+        super::winops::end_process(pid, grace).await
     }
 }
 

@@ -1,8 +1,9 @@
 //! The system calls of the macOS backend, compiled on macOS alone: `ax` (the AX API),
 //! `walk` (a window's tree), `windows` (window server and AppKit), `input` (CGEvents),
 //! `layout` (the keyboard layout's keys), `capture` (ScreenCaptureKit), `clipboard`
-//! (NSPasteboard), `launch`, `observe` (AX observers' change notices), and `desktop` (the
-//! contract) with `system` (connecting, permissions, the doctor).
+//! (NSPasteboard), `launch`, `observe` (AX observers' change notices), `winops` (moving,
+//! resizing, minimizing... closing windows, ending processes), and `desktop` (the contract)
+//! with `system` (connecting, permissions, the doctor).
 
 pub mod ax;
 pub mod capture;
@@ -15,10 +16,12 @@ pub mod observe;
 pub mod system;
 pub mod walk;
 pub mod windows;
+pub mod winops;
 
 use crate::geometry::RawDisplay;
 
-/// The active displays in points, with their modes' pixel widths.
+/// The active displays in points, with their modes' pixel widths and refresh rates, and
+/// the names and visible frames AppKit gives their screens.
 #[allow(unsafe_code)]
 pub fn displays() -> Vec<RawDisplay> {
     use objc2_core_graphics::{
@@ -29,16 +32,62 @@ pub fn displays() -> Vec<RawDisplay> {
     // SAFETY: the buffer holds 16 ids and `n` receives how many were written.
     unsafe { CGGetActiveDisplayList(16, ids.as_mut_ptr(), &mut n) };
     let main = CGMainDisplayID();
+    let screens = screens(CGDisplayBounds(main).size.height);
     ids[..(n as usize).min(16)]
         .iter()
         .map(|&id| {
             let b = CGDisplayBounds(id);
             let mode = CGDisplayCopyDisplayMode(id);
+            let screen = screens.iter().find(|s| s.id == id);
             RawDisplay {
                 bounds: (b.origin.x, b.origin.y, b.size.width, b.size.height),
                 pixel_width: CGDisplayMode::pixel_width(mode.as_deref()),
                 main: id == main,
+                name: screen.map(|s| s.name.clone()).unwrap_or_default(),
+                refresh: CGDisplayMode::refresh_rate(mode.as_deref()),
+                visible: screen.map(|s| s.visible),
             }
+        })
+        .collect()
+}
+
+/// What AppKit says of a display's screen.
+struct Screen {
+    id: u32,
+    name: String,
+    /// In top-left points.
+    visible: (f64, f64, f64, f64),
+}
+
+/// AppKit's screens, given the main display's height. None off the main thread: AppKit's
+/// screens are the main thread's (the CLI and the MCP server call from it; test threads
+/// and other hosts get displays without names, and no window is called maximized).
+fn screens(main_height: f64) -> Vec<Screen> {
+    use objc2_app_kit::NSScreen;
+    use objc2_foundation::{ns_string, NSNumber};
+    let Some(mtm) = objc2::MainThreadMarker::new() else {
+        return Vec::new();
+    };
+    NSScreen::screens(mtm)
+        .iter()
+        .filter_map(|s| {
+            // The display's id is in the device description (`NSScreenNumber`).
+            let id = s
+                .deviceDescription()
+                .objectForKey(ns_string!("NSScreenNumber"))?
+                .downcast::<NSNumber>()
+                .ok()?
+                .unsignedIntValue();
+            let v = s.visibleFrame();
+            let visible = crate::geometry::flip(
+                (v.origin.x, v.origin.y, v.size.width, v.size.height),
+                main_height,
+            );
+            Some(Screen {
+                id,
+                name: s.localizedName().to_string(),
+                visible,
+            })
         })
         .collect()
 }
@@ -66,11 +115,7 @@ pub fn responsible_app() -> String {
 
 /// A process's parent and the parent's executable path (`ps`, which every Mac has).
 fn parent_of(pid: u32) -> Option<(u32, String)> {
-    let out = std::process::Command::new("/bin/ps")
-        .args(["-o", "ppid=", "-p", &pid.to_string()])
-        .output()
-        .ok()?;
-    let ppid: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().ok()?;
+    let ppid = parent(pid)?;
     let out = std::process::Command::new("/bin/ps")
         .args(["-o", "comm=", "-p", &ppid.to_string()])
         .output()
@@ -79,4 +124,13 @@ fn parent_of(pid: u32) -> Option<(u32, String)> {
         ppid,
         String::from_utf8_lossy(&out.stdout).trim().to_string(),
     ))
+}
+
+/// A process's parent (`ps`).
+pub fn parent(pid: u32) -> Option<u32> {
+    let out = std::process::Command::new("/bin/ps")
+        .args(["-o", "ppid=", "-p", &pid.to_string()])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout).trim().parse().ok()
 }

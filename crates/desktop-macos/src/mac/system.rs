@@ -84,8 +84,14 @@ impl System for MacSystem {
                 Ok(displays
                     .iter()
                     .map(|d| {
+                        let name = if d.name.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{} ", d.name)
+                        };
+                        let hz = d.refresh.map(|r| format!(" {r} Hz")).unwrap_or_default();
                         format!(
-                            "{}x{} at {},{} x{}",
+                            "{name}{}x{} at {},{} x{}{hz}",
                             d.bounds.w, d.bounds.h, d.bounds.x, d.bounds.y, d.scale
                         )
                     })

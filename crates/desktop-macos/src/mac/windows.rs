@@ -7,18 +7,40 @@ use crate::geometry;
 use crate::windows::{AxWindow, ServerWindow};
 use objc2_app_kit::{NSApplicationActivationPolicy, NSWorkspace};
 use objc2_core_foundation::{
-    CFArray, CFDictionary, CFNumber, CFRetained, CFString, CFType, CGRect,
+    CFArray, CFBoolean, CFDictionary, CFNumber, CFRetained, CFString, CFType, CGRect,
 };
 use objc2_core_graphics::{
-    kCGWindowBounds, kCGWindowLayer, kCGWindowName, kCGWindowNumber, kCGWindowOwnerName,
-    kCGWindowOwnerPID, CGRectMakeWithDictionaryRepresentation, CGWindowListCopyWindowInfo,
-    CGWindowListOption,
+    kCGWindowBounds, kCGWindowIsOnscreen, kCGWindowLayer, kCGWindowName, kCGWindowNumber,
+    kCGWindowOwnerName, kCGWindowOwnerPID, CGRectMakeWithDictionaryRepresentation,
+    CGWindowListCopyWindowInfo, CGWindowListOption,
 };
 
-/// On-screen windows of apps (layer 0), front to back.
+/// Apps' windows (layer 0), on screen or not (minimized windows are off screen, and must
+/// still be listed to be restored), those on screen front to back.
 pub fn server_windows() -> Vec<ServerWindow> {
-    let opts = CGWindowListOption::OptionOnScreenOnly | CGWindowListOption::ExcludeDesktopElements;
-    let Some(list) = CGWindowListCopyWindowInfo(opts, 0) else {
+    list(
+        CGWindowListOption::OptionAll | CGWindowListOption::ExcludeDesktopElements,
+        0,
+    )
+}
+
+/// Apps' windows on screen (layer 0), front to back: a shorter list, for checking often.
+pub fn shown_windows() -> Vec<ServerWindow> {
+    list(
+        CGWindowListOption::OptionOnScreenOnly | CGWindowListOption::ExcludeDesktopElements,
+        0,
+    )
+}
+
+/// One window as the window server has it now; `None` once it is gone.
+pub fn server_window(id: u32) -> Option<ServerWindow> {
+    list(CGWindowListOption::OptionIncludingWindow, id)
+        .into_iter()
+        .find(|w| w.id == id)
+}
+
+fn list(opts: CGWindowListOption, relative_to: u32) -> Vec<ServerWindow> {
+    let Some(list) = CGWindowListCopyWindowInfo(opts, relative_to) else {
         return Vec::new();
     };
     // SAFETY: the window list is an array of dictionaries keyed by CFStrings.
@@ -31,6 +53,11 @@ pub fn server_windows() -> Vec<ServerWindow> {
                 .and_then(|v| v.downcast::<CFNumber>().ok())
                 .and_then(|n| n.as_i64())
         };
+        let flag = |k: &CFString| {
+            w.get(k)
+                .and_then(|v| v.downcast::<CFBoolean>().ok())
+                .is_some_and(|b| b.as_bool())
+        };
         let text = |k: &CFString| {
             w.get(k)
                 .and_then(|v| v.downcast::<CFString>().ok())
@@ -38,13 +65,15 @@ pub fn server_windows() -> Vec<ServerWindow> {
                 .unwrap_or_default()
         };
         // SAFETY: reading the framework's constant keys.
-        let (id, pid, layer, owner, title) = unsafe {
+        let (id, pid, layer, owner, title, on_screen) = unsafe {
             (
                 num(kCGWindowNumber),
                 num(kCGWindowOwnerPID),
                 num(kCGWindowLayer),
                 text(kCGWindowOwnerName),
                 text(kCGWindowName),
+                // Absent (or false) for a window off screen.
+                flag(kCGWindowIsOnscreen),
             )
         };
         let mut r = CGRect::ZERO;
@@ -64,6 +93,7 @@ pub fn server_windows() -> Vec<ServerWindow> {
             owner,
             title,
             bounds: geometry::rect(r.origin.x, r.origin.y, r.size.width, r.size.height),
+            on_screen,
         });
     }
     out
@@ -115,13 +145,17 @@ pub fn ax_windows(app: &Element) -> Result<Vec<(AxWindow, Element)>, desktop_cor
             _ => None,
         };
         let sub = a.subrole.as_deref().unwrap_or("");
+        // Modal, minimized, full screen: one more call, batched.
+        let flags = ax::window(&w).unwrap_or_default();
         let window = AxWindow {
             index,
             title: a.title.unwrap_or_default(),
             bounds,
             focused: focused.as_ref().is_some_and(|f| **f == *w),
-            modal: ax::boolean(&w, "AXModal").ok().flatten() == Some(true),
+            modal: flags.modal,
             dialog: matches!(sub, "AXDialog" | "AXSystemDialog") || a.role == "AXSheet",
+            minimized: flags.minimized,
+            fullscreen: flags.fullscreen,
         };
         out.push((window, w));
     }
