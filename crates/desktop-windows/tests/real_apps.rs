@@ -558,6 +558,90 @@ fn displays_windows_and_apps_are_listed_and_a_window_captured() {
     });
 }
 
+/// The window as a window operation answered it: its bounds and state.
+fn placed(r: &ActionResult) -> (Rect, String) {
+    let w = &r.extra["window"];
+    let b: Vec<i32> = w["bounds"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no bounds in {r:?}"))
+        .iter()
+        .map(|v| i32::try_from(v.as_i64().unwrap()).unwrap())
+        .collect();
+    let state = w["state"].as_str().unwrap_or("normal").to_string();
+    (Rect::new(b[0], b[1], b[2], b[3]), state)
+}
+
+#[test]
+fn notepad_is_moved_resized_minimized_maximized_made_full_screen_and_closed() {
+    use desktop_core::model::WindowState;
+    use desktop_core::winops::{self, WindowOp};
+    run(async {
+        let d = desk().await;
+        let mut c = Cleanup::default();
+        let t = notepad(&d, &mut c, "winops").await;
+        let op = |o: WindowOp| {
+            let (d, t) = (&d, &t);
+            async move {
+                winops::run(d, t, o)
+                    .await
+                    .unwrap_or_else(|e| panic!("window {}: {e:?}", o.name()))
+            }
+        };
+        let primary = d.displays()[0].bounds;
+
+        // Placed by its visible frame (list's bounds), exactly.
+        let (x, y) = (primary.x + 100, primary.y + 80);
+        let (b, _) = placed(&op(WindowOp::Move { x, y }).await);
+        assert_eq!((b.x, b.y), (x, y));
+        let (normal, _) = placed(&op(WindowOp::Resize { w: 640, h: 480 }).await);
+        assert_eq!(normal, Rect::new(x, y, 640, 480));
+
+        // Minimized, it is still listed (to be restored), and comes back where it was.
+        let (_, state) = placed(&op(WindowOp::Minimize).await);
+        assert_eq!(state, "minimized");
+        let listed = d.resolve(&t).await.unwrap();
+        assert_eq!(listed.state, WindowState::Minimized, "{listed:?}");
+        let (b, state) = placed(&op(WindowOp::Restore).await);
+        assert_eq!((b, state.as_str()), (normal, "normal"));
+        let (_, state) = placed(&op(WindowOp::Maximize).await);
+        assert_eq!(state, "maximized");
+        let (b, state) = placed(&op(WindowOp::Restore).await);
+        assert_eq!((b, state.as_str()), (normal, "normal"));
+
+        // Full screen covers its monitor without a title bar; restore gives both back.
+        let (b, state) = placed(&op(WindowOp::Fullscreen).await);
+        assert_eq!(state, "fullscreen");
+        let displays = d.displays();
+        let monitor = desktop_core::backend::display_of(&displays, &normal).unwrap();
+        assert_eq!(b, monitor.bounds);
+        let (b, state) = placed(&op(WindowOp::Restore).await);
+        assert_eq!((b, state.as_str()), (normal, "normal"));
+
+        // Closed with unsaved text: it closes (Windows 11's Notepad keeps the text for its
+        // next start), or its question is reported and left unanswered.
+        let w = d.resolve(&t).await.unwrap();
+        act(&d, &t, Aim::Window, typing("unsaved", false)).await;
+        match winops::run(&d, &t, WindowOp::Close).await {
+            Ok(r) => assert_eq!(r.extra["closed"], true, "{r:?}"),
+            Err(e) => {
+                assert_eq!(e.code, ErrorCode::ActionFailed, "{e:?}");
+                // Ended by force, only when the process is one this test started.
+                if c.pids.iter().any(|(p, _)| *p == w.pid) {
+                    assert!(d.end_process(w.pid, Duration::from_secs(1)).await.unwrap());
+                    assert!(d.resolve(&t).await.is_err(), "the window went with it");
+                }
+            }
+        }
+
+        // Never this process, nor the one running the tests.
+        let e = d
+            .end_process(std::process::id(), Duration::ZERO)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::PermDenied, "{e:?}");
+    });
+}
+
 // ---------------------------------------------------------------------------------------
 // Calculator.
 

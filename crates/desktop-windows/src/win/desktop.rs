@@ -2,7 +2,8 @@
 //! through UI Automation in one cached call, or through MSAA where UI Automation is absent
 //! or gives nothing (old Win32 apps, Wine); every call into an app on a worker thread
 //! bounded by the call timeout, and never into the program hosting us; ids resolved by the
-//! core (`refs`) through handles; actions in `act`.
+//! core (`refs`) through handles; actions in `act`, window operations in `winops`, the
+//! displays from `monitors`.
 
 use super::{act, capture, element, input, msaa, windows as sys};
 use crate::props;
@@ -13,6 +14,7 @@ use desktop_core::refs::{self, Probe, RefMap, WindowRefs};
 use desktop_core::request::{Action, ActionRequest, Aim, Element as Wanted};
 use desktop_core::shot::Capture;
 use desktop_core::windows::ByTitle;
+use desktop_core::winops::WindowOp;
 use desktop_core::{
     pipeline, AppInfo, AppList, Desktop, Error, ErrorCode, Filters, Handle, Node, ReadData, Rect,
     Result, Target, Unresponsive, WindowInfo, WindowList,
@@ -44,7 +46,7 @@ fn window_info(t: &sys::Top, front: u64) -> WindowInfo {
         focused: t.hwnd == front,
         a11y: true,
         modal: t.modal,
-        state: Default::default(),
+        state: t.state,
         display: None,
         handle: Some(props::handle(t.hwnd, &[])),
     }
@@ -77,7 +79,7 @@ impl WinDesktop {
     /// Runs `f` on a worker thread of COM's multithreaded apartment and waits for it at
     /// most `wait`: calls into a hung app cost a timeout, never a hang (the thread is left
     /// to its call).
-    fn bounded<T: Send + 'static>(
+    pub(crate) fn bounded<T: Send + 'static>(
         &self,
         app: &str,
         wait: Duration,
@@ -118,7 +120,7 @@ impl WinDesktop {
     /// Refuses a window of a program that hosts this one (the terminal or editor that ran
     /// us): it waits for our answer, so a call into it could wait for ever (a peer
     /// deadlocked an editor this way until Windows killed it).
-    fn not_our_host(&self, hwnd: u64) -> Result<()> {
+    pub(crate) fn not_our_host(&self, hwnd: u64) -> Result<()> {
         let pid = sys::pid_of(hwnd);
         if pid != 0 && sys::ancestors().contains(&pid) {
             return Err(Error::new(
@@ -352,12 +354,21 @@ impl Desktop for WinDesktop {
         super::events::watch(hwnd, window.handle.clone()?, self.timeout * 2)
     }
 
+    /// The monitors (`crate::monitors`), else the virtual screen as one display.
     fn displays(&self) -> Vec<Display> {
+        let all = crate::monitors::displays(&super::monitors::all());
+        if !all.is_empty() {
+            return all;
+        }
         let (x, y, w, h) = sys::virtual_screen();
         if w <= 0 || h <= 0 {
             return Vec::new();
         }
-        vec![Display::new(Rect::new(x, y, w, h), 1.0, true)]
+        vec![Display::new(
+            Rect::new(x, y, w, h),
+            crate::monitors::SCALE,
+            true,
+        )]
     }
 
     fn pointer(&self) -> Option<(i32, i32)> {
@@ -388,6 +399,14 @@ impl Desktop for WinDesktop {
 
     fn refs_path(&self) -> PathBuf {
         self.refs.clone()
+    }
+
+    async fn window_op(&self, window: &WindowInfo, op: WindowOp) -> Result<Option<WindowInfo>> {
+        super::winops::window_op(self, window, op).await
+    }
+
+    async fn end_process(&self, pid: u32, grace: Duration) -> Result<bool> {
+        super::ending::end_process(pid, grace).await
     }
 }
 

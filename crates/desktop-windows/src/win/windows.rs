@@ -1,7 +1,8 @@
 //! Top-level windows (`EnumWindows`): title, class, owning process and its executable's
-//! name, rectangle, and which one is in front.
+//! name, rectangle and state, and which one is in front.
 #![allow(unsafe_code)]
 
+use desktop_core::model::WindowState;
 use windows::core::BOOL;
 use windows::Win32::Foundation::{CloseHandle, HWND, LPARAM, RECT, TRUE};
 use windows::Win32::System::Threading::{
@@ -9,9 +10,10 @@ use windows::Win32::System::Threading::{
 };
 use windows::Win32::UI::Input::KeyboardAndMouse::IsWindowEnabled;
 use windows::Win32::UI::WindowsAndMessaging::{
-    EnumWindows, GetClassNameW, GetForegroundWindow, GetSystemMetrics, GetWindow, GetWindowRect,
-    GetWindowTextW, GetWindowThreadProcessId, IsWindowVisible, SetForegroundWindow, GW_OWNER,
-    SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN, SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN,
+    EnumWindows, GetClassNameW, GetForegroundWindow, GetSystemMetrics, GetWindow, GetWindowLongW,
+    GetWindowRect, GetWindowTextW, GetWindowThreadProcessId, IsIconic, IsWindowVisible, IsZoomed,
+    SetForegroundWindow, GWL_STYLE, GW_OWNER, SM_CXVIRTUALSCREEN, SM_CYVIRTUALSCREEN,
+    SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN,
 };
 
 /// One visible top-level window.
@@ -24,6 +26,8 @@ pub struct Top {
     /// The executable's name without `.exe` (`notepad`).
     pub program: String,
     pub rect: (i32, i32, i32, i32),
+    /// Minimized, maximized, full screen or normal.
+    pub state: WindowState,
     /// A dialog whose owner window is disabled while it shows: input goes here first.
     pub modal: bool,
     /// Windows says the window has not taken its messages for seconds (`IsHungAppWindow`,
@@ -86,8 +90,15 @@ pub fn program(pid: u32) -> String {
         .to_string()
 }
 
-/// Visible top-level windows with a title, front to back.
+/// Visible top-level windows with a title, front to back. Minimized windows are among them
+/// (they stay visible, parked off screen), so that they can be restored.
 pub fn list() -> Vec<Top> {
+    list_of(None)
+}
+
+/// The windows of [`list`], of the process `pid` only when given (its executable's name is
+/// then asked of that process alone).
+pub fn list_of(only: Option<u32>) -> Vec<Top> {
     let mut raw: Vec<isize> = Vec::new();
     // SAFETY: the callback only pushes into `raw`, which outlives the call.
     let _ = unsafe { EnumWindows(Some(collect), LPARAM(&mut raw as *mut _ as isize)) };
@@ -125,6 +136,9 @@ pub fn list() -> Vec<Top> {
                 }
             }
         }
+        if only.is_some_and(|p| p != pid) {
+            continue;
+        }
         let r = frame(h);
         // SAFETY: queries on window handles.
         let modal = unsafe { GetWindow(h, GW_OWNER) }
@@ -136,6 +150,7 @@ pub fn list() -> Vec<Top> {
             pid,
             program: program(pid),
             rect: (r.left, r.top, r.right - r.left, r.bottom - r.top),
+            state: state(h),
             modal,
             // SAFETY: a query on a window handle.
             hung: unsafe { windows::Win32::UI::WindowsAndMessaging::IsHungAppWindow(h) }.as_bool(),
@@ -174,6 +189,43 @@ pub fn frame(h: HWND) -> RECT {
         let _ = unsafe { GetWindowRect(h, &mut r) };
     }
     r
+}
+
+/// The window's own rectangle (`GetWindowRect`, invisible borders included): what
+/// `SetWindowPos` places.
+pub fn outer(h: HWND) -> RECT {
+    let mut r = RECT::default();
+    // SAFETY: a valid out-pointer; a stale handle leaves it empty.
+    let _ = unsafe { GetWindowRect(h, &mut r) };
+    r
+}
+
+/// Whether a window has a title bar (`WS_CAPTION`: both of its bits).
+pub fn captioned(h: HWND) -> bool {
+    use windows::Win32::UI::WindowsAndMessaging::WS_CAPTION;
+    // SAFETY: a query on a window handle, answered without asking the window.
+    let style = unsafe { GetWindowLongW(h, GWL_STYLE) } as u32;
+    style & WS_CAPTION.0 == WS_CAPTION.0
+}
+
+/// The state a window shows (`crate::placement::state`): none of these queries asks the
+/// window itself, so a hung app answers too. The desktop (Explorer's "Program Manager",
+/// caption-less over every monitor) is no full-screen window.
+pub fn state(h: HWND) -> WindowState {
+    // SAFETY: a query without arguments.
+    if h == unsafe { windows::Win32::UI::WindowsAndMessaging::GetShellWindow() } {
+        return WindowState::Normal;
+    }
+    let r = outer(h);
+    // SAFETY: queries on a window handle.
+    let (iconic, zoomed) = unsafe { (IsIconic(h).as_bool(), IsZoomed(h).as_bool()) };
+    crate::placement::state(
+        iconic,
+        zoomed,
+        captioned(h),
+        desktop_core::Rect::new(r.left, r.top, r.right - r.left, r.bottom - r.top),
+        super::monitors::rect_of(h),
+    )
 }
 
 /// Now, in the units of [`created`].
@@ -235,6 +287,13 @@ pub fn created(pid: u32) -> Option<u64> {
     ok.then(|| (u64::from(c.dwHighDateTime) << 32) | u64::from(c.dwLowDateTime))
 }
 
+/// The shell's process (Explorer: the taskbar and the desktop), 0 when none runs.
+pub fn shell_pid() -> u32 {
+    // SAFETY: a query without arguments.
+    let shell = unsafe { windows::Win32::UI::WindowsAndMessaging::GetShellWindow() };
+    pid_of(shell.0 as usize as u64)
+}
+
 /// The processes this one runs under (parent, its parent, …): the terminal or editor that
 /// hosts us waits on our answer, so it is never called into. Read once per command.
 pub fn ancestors() -> Vec<u32> {
@@ -263,10 +322,7 @@ pub fn ancestors() -> Vec<u32> {
             let _ = CloseHandle(snap);
         }
         // The shell (Explorer) starts terminals but never waits on them: it ends the chain.
-        // SAFETY: a query without arguments.
-        let shell = pid_of(
-            unsafe { windows::Win32::UI::WindowsAndMessaging::GetShellWindow() }.0 as usize as u64,
-        );
+        let shell = shell_pid();
         let mut out = Vec::new();
         let mut at = std::process::id();
         while let Some(&p) = parent.get(&at) {
