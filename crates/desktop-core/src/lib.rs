@@ -17,6 +17,7 @@ mod fake_tests;
 pub mod filter;
 pub mod hint;
 pub mod keys;
+pub mod menu;
 pub mod model;
 pub mod node;
 pub mod overlay;

@@ -335,6 +335,11 @@ impl Node {
         }
     }
 
+    /// Whether this node or one below it is `f`.
+    pub fn walk_any(&self, f: impl Fn(&Node) -> bool + Copy) -> bool {
+        f(self) || self.children.iter().any(|c| c.walk_any(f))
+    }
+
     /// Moves the boxes of this subtree by `(dx, dy)`: from a window's coordinates to the
     /// screen's, for toolkits that report the former.
     pub fn shift(&mut self, dx: i32, dy: i32) {

@@ -267,7 +267,17 @@ impl LinuxDesktop {
                 .map(|w| w.class.clone())
                 .or_else(|| identity::program_name(u.pid));
         }
-        let windows = windows::join(&listing.apps, &xwins, focused);
+        // Popups are looked at only for frames nothing else would show (Chromium's menus).
+        let unnamed = listing
+            .apps
+            .iter()
+            .flat_map(|a| &a.frames)
+            .any(|f| f.name.is_empty() && f.states.contains(desktop_core::States::SHOWING));
+        let popups = match &self.x {
+            Some(x) if unnamed => x.popups(),
+            _ => Vec::new(),
+        };
+        let windows = windows::join(&listing.apps, &xwins, &popups, focused);
         let app_names = listing.apps.into_iter().map(|a| a.name).collect();
         Ok(WindowList {
             windows,

@@ -10,8 +10,15 @@ use desktop_core::{Rect, Result, States, Target, WindowInfo};
 
 /// One window per showing frame, matched to its X window (same pid; same title first, for
 /// every frame, then the closest box among what is left), plus X windows no frame claimed
-/// (shown with `a11y: false`). Ordered top of the stack first.
-pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<WindowInfo> {
+/// (shown with `a11y: false`). An unnamed frame no X window shows may be an open popup
+/// (Chromium's menus): listed when one of `popups` (override-redirect windows) covers its
+/// box, above the rest. Ordered top of the stack first.
+pub fn join(
+    apps: &[App],
+    xwins: &[XWindow],
+    popups: &[XWindow],
+    focused: Option<u32>,
+) -> Vec<WindowInfo> {
     let mut claimed = vec![false; xwins.len()];
     let frames: Vec<(&App, &Frame)> = apps
         .iter()
@@ -58,10 +65,39 @@ pub fn join(apps: &[App], xwins: &[XWindow], focused: Option<u32>) -> Vec<Window
         }
     }
     let mut out: Vec<(usize, WindowInfo)> = Vec::new();
+    let mut popup_taken = vec![false; popups.len()];
     for ((app, f), best) in frames.iter().zip(matched) {
         if best.is_none() && !xwins.is_empty() && f.name.is_empty() {
-            // With X present, an unnamed frame no X window shows is a hidden popup
-            // that still claims SHOWING (Chromium's omnibox popups do).
+            // With X present, an unnamed frame no X window shows is a popup open now (a
+            // menu) or a hidden one that still claims SHOWING (Chromium's omnibox popups).
+            let open = f.bounds.and_then(|fb| {
+                (0..popups.len())
+                    .filter(|&i| !popup_taken[i] && mine(app, &popups[i]))
+                    .map(|i| (likeness(&popups[i].bounds, &fb), i))
+                    .filter(|(l, _)| *l > 0.8)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    .map(|(_, i)| i)
+            });
+            if let Some(i) = open {
+                popup_taken[i] = true;
+                let p = &popups[i];
+                out.push((
+                    xwins.len() + 1 + i,
+                    WindowInfo {
+                        app: app.name.clone(),
+                        pid: app.pid,
+                        title: String::new(),
+                        id: Some(u64::from(p.id)),
+                        bounds: Some(p.bounds),
+                        focused: false,
+                        a11y: true,
+                        modal: false,
+                        state: Default::default(),
+                        display: None,
+                        handle: Some(f.handle.clone()),
+                    },
+                ));
+            }
             continue;
         }
         let x = best.map(|i| &xwins[i]);
@@ -200,7 +236,7 @@ mod tests {
             xwin(2, 10, "Main", Rect::new(0, 0, 100, 100)),
             xwin(3, 99, "xterm", Rect::new(0, 0, 5, 5)),
         ];
-        let ws = join(&apps, &xs, Some(2));
+        let ws = join(&apps, &xs, &[], Some(2));
         let titles: Vec<&str> = ws.iter().map(|w| w.title.as_str()).collect();
         assert_eq!(titles, ["xterm", "Main", "Other"], "top of the stack first");
         assert_eq!(ws[1].id, Some(2));
@@ -225,7 +261,7 @@ mod tests {
             xwin(1, 10, "", Rect::new(400, 300, 300, 150)),
             xwin(2, 10, "demo", Rect::new(0, 0, 1366, 741)),
         ];
-        let ws = join(&apps, &xs, Some(1));
+        let ws = join(&apps, &xs, &[], Some(1));
         let dialog = ws.iter().find(|w| w.title == "Information").unwrap();
         let main = ws.iter().find(|w| w.title == "demo").unwrap();
         assert_eq!((dialog.id, main.id), (Some(1), Some(2)));

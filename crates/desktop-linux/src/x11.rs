@@ -280,6 +280,61 @@ impl X {
         Ok(out)
     }
 
+    /// Mapped override-redirect windows (menus, tooltips and popups a toolkit places
+    /// itself), for the frames some toolkits give them (Chromium's menus); nothing else
+    /// lists them as windows.
+    pub fn popups(&self) -> Vec<XWindow> {
+        let Some(tree) = self
+            .conn
+            .query_tree(self.root)
+            .ok()
+            .and_then(|c| c.reply().ok())
+        else {
+            return Vec::new();
+        };
+        let pending: Vec<_> = tree
+            .children
+            .iter()
+            .filter_map(|&w| {
+                Some((
+                    w,
+                    self.conn.get_window_attributes(w).ok()?,
+                    self.conn.get_geometry(w).ok()?,
+                    self.conn
+                        .get_property(false, w, self.atoms._NET_WM_PID, AtomEnum::CARDINAL, 0, 1)
+                        .ok()?,
+                ))
+            })
+            .collect();
+        pending
+            .into_iter()
+            .filter_map(|(id, attrs, geom, pid)| {
+                let (attrs, geom) = (attrs.reply().ok()?, geom.reply().ok()?);
+                let shown = attrs.override_redirect
+                    && attrs.map_state == MapState::VIEWABLE
+                    && geom.width > 1
+                    && geom.height > 1;
+                shown.then(|| XWindow {
+                    id,
+                    pid: pid
+                        .reply()
+                        .ok()
+                        .and_then(|r| r.value32().and_then(|mut v| v.next())),
+                    title: String::new(),
+                    class: String::new(),
+                    bounds: Rect::new(
+                        i32::from(geom.x),
+                        i32::from(geom.y),
+                        i32::from(geom.width),
+                        i32::from(geom.height),
+                    ),
+                    state: WindowState::Normal,
+                    modal: false,
+                })
+            })
+            .collect()
+    }
+
     /// The top-level window with keyboard focus: `_NET_ACTIVE_WINDOW` under a window manager,
     /// else the X input focus, else (focus follows the pointer) the window under the pointer.
     pub fn focused(&self, tops: &[XWindow]) -> Option<u32> {

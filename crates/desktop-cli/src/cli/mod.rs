@@ -94,6 +94,9 @@ pub enum Command {
     Window(WindowArgs),
     /// List the displays: name, bounds in screen coordinates, scale, primary, refresh rate.
     Displays,
+    /// Open a menu item by its path ("File > Save As"): each level opened in turn, the last
+    /// one activated.
+    Menu(MenuArgs),
     /// Ask every window of an app to close; with --force, end its processes if they do not.
     CloseApp(CloseAppArgs),
     /// Wait until an element appears (or with --gone, disappears).
@@ -583,6 +586,16 @@ pub enum WindowCmd {
         #[command(flatten)]
         target: TargetArgs,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct MenuArgs {
+    /// The levels, separated by >: "File > Save As" (case, mnemonics and a trailing … do
+    /// not matter; a level may be the start of an item's name when only one starts so).
+    #[arg(long)]
+    pub path: String,
+    #[command(flatten)]
+    pub target: TargetArgs,
 }
 
 #[derive(Debug, Args)]

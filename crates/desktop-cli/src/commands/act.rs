@@ -80,3 +80,21 @@ pub async fn close_app<D: Desktop>(
     desktop_core::activity::record_desktop(face, "close-app", app.to_string(), &r, t.elapsed());
     r
 }
+
+/// `menu --path` for `face`: each level opened, the last activated.
+pub async fn menu<D: Desktop>(
+    d: &D,
+    target: &Target,
+    path: &str,
+    face: &'static str,
+) -> Result<ActionResult> {
+    let t = std::time::Instant::now();
+    let r = desktop_core::menu::open(d, target, path, tokio::time::sleep).await;
+    let named = target
+        .app
+        .clone()
+        .or_else(|| target.window.clone())
+        .unwrap_or_default();
+    desktop_core::activity::record_desktop(face, "menu", named, &r, t.elapsed());
+    r
+}

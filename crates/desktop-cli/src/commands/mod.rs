@@ -88,6 +88,13 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
             })
             .await
         }
+        Command::Menu(a) => {
+            let target = a.target.target();
+            acting(&g, out, "menu", |d| {
+                Box::pin(async move { act::menu(d, &target, &a.path, "cli").await })
+            })
+            .await
+        }
         Command::Displays => match connect(&g).await {
             Ok(d) => out.ok("displays", list::displays(&d)),
             Err(e) => out.err("displays", &e),

@@ -36,6 +36,10 @@ fn checkable(n: &Node) -> bool {
 }
 
 /// Actions that mean "activate this", in the spellings of GTK, Chromium and Qt.
+/// How long an action's reply may take before the app is asked whether it still answers
+/// (see `do_action`).
+const NESTED_LOOP_AFTER: std::time::Duration = std::time::Duration::from_millis(300);
+
 const DEFAULT_ACTIONS: &[&str] = &[
     "click",
     "press",
@@ -144,10 +148,26 @@ impl LinuxDesktop {
 
     async fn do_action(&self, live: &Live, index: usize) -> Result<bool> {
         let (o, p) = live.h();
-        live.bus
-            .call::<_, bool>(o, p, ACTION, "DoAction", &(index as i32,))
-            .await
-            .map_err(|e| app_error(e, &live.app, self.timeout))
+        let args = (index as i32,);
+        let call = live.bus.call::<_, bool>(o, p, ACTION, "DoAction", &args);
+        tokio::pin!(call);
+        // Most apps answer at once. One that has not may run the action's own event loop:
+        // Qt opens a modal dialog inside the action's handler and replies only once the
+        // dialog closes. If the app answers another question meanwhile, its event loop runs
+        // and the action is under way: taken (settling then sees what it did). A busy or
+        // hung app answers neither.
+        if let Ok(r) = tokio::time::timeout(NESTED_LOOP_AFTER, &mut call).await {
+            return r.map_err(|e| app_error(e, &live.app, self.timeout));
+        }
+        let probe = live.bus.property(o, p, crate::bus::ACCESSIBLE, "Name");
+        tokio::select! {
+            r = &mut call => r.map_err(|e| app_error(e, &live.app, self.timeout)),
+            answered = probe => match answered {
+                Ok(_) => Ok(true),
+                // The probe's own timeout: the app answers nothing.
+                Err(_) => call.await.map_err(|e| app_error(e, &live.app, self.timeout)),
+            },
+        }
     }
 
     /// Runs the element's default ("click") accessibility action; false when it has none.
