@@ -271,7 +271,7 @@ mod tests {
             xwin(2, 10, "", Rect::new(0, 0, 1366, 741)),
             xwin(1, 10, "", Rect::new(400, 300, 300, 150)),
         ];
-        let ws = join(&apps, &xs, None);
+        let ws = join(&apps, &xs, &[], None);
         let dialog = ws.iter().find(|w| w.title == "Information").unwrap();
         assert_eq!(dialog.id, Some(1));
     }
