@@ -232,6 +232,14 @@ pub struct Window {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct Menu {
+    #[serde(flatten)]
+    pub target: Target,
+    /// Levels separated by >: "File > Save As".
+    pub path: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct CloseWindow {
     #[serde(flatten)]
     pub target: Target,

@@ -209,6 +209,12 @@ impl Server {
                 on_desktop!(self, |d| act::window(d, target, op, "mcp").await)
                     .map(|r| structured(&r, None))
             }
+            "menu" => {
+                let a: p::Menu = args(&tool, raw)?;
+                let target = a.target.target();
+                on_desktop!(self, |d| act::menu(d, &target, &a.path, "mcp").await)
+                    .map(|r| structured(&r, None))
+            }
             "close_window" => {
                 let a: p::CloseWindow = args(&tool, raw)?;
                 let target = a.target.target();

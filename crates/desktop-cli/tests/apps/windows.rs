@@ -14,6 +14,7 @@ pub const TESTS: &[(&str, Test)] = &[
     ),
     ("windows::closing_asks_the_app_and_loses_nothing", closing),
     ("windows::bare_x_moves_and_closes_but_names_the_wm", bare),
+    ("windows::menu_paths_on_gtk3_qt5_and_chromium", menus),
 ];
 
 const FORM: &str = "form_gtk.py";
@@ -288,5 +289,105 @@ fn bare(_: &Env) {
     assert_eq!(closed["closed"], true, "{closed}");
     wait_until(Duration::from_secs(5), "the form to exit", || {
         (!desk.alive(pid)).then_some(())
+    });
+}
+
+fn menus(env: &Env) {
+    let mut desk = Desk::start_with(BIN, &["--size", "1024x700"]);
+    desk.python_app("menus_gtk.py");
+    desk.featherpad();
+    let mut fields = desk.fields();
+
+    // GTK3: three levels, then one item after another with no pause; libatspi sees each.
+    let r = ok(
+        &desk,
+        &[
+            "menu",
+            "--path",
+            "File > Recent > Notes.txt",
+            "--app",
+            "menus_gtk",
+        ],
+    );
+    assert_eq!(
+        r["path"],
+        serde_json::json!(["File", "Recent", "Notes.txt"]),
+        "{r}"
+    );
+    assert!(fields.read("GTK Menus").get("Chosen: Notes.txt").is_some());
+    ok(
+        &desk,
+        &["menu", "--path", "edit > preferences", "--app", "menus_gtk"],
+    );
+    assert!(fields
+        .read("GTK Menus")
+        .get("Chosen: Preferences…")
+        .is_some());
+    // A missing level lists what the level has, and the menus opened are closed again.
+    let run = desk.cli(&[
+        "menu",
+        "--path",
+        "File > Recent > Missing",
+        "--app",
+        "menus_gtk",
+    ]);
+    assert_eq!(run.error_code(), "ELEMENT_NOT_FOUND", "{}", run.json());
+    let message = run.json()["error"]["message"].to_string();
+    assert!(
+        message.contains("Report.txt") && message.contains("Notes.txt"),
+        "{message}"
+    );
+    let shown = desk.cli(&["read", "--app", "menus_gtk"]).data().to_string();
+    assert!(
+        !shown.contains("Report.txt"),
+        "the menus were closed: {shown}"
+    );
+    // A disabled leaf is refused.
+    let run = desk.cli(&["menu", "--path", "Edit > Paste", "--app", "menus_gtk"]);
+    assert_eq!(run.error_code(), "NOT_INTERACTABLE", "{}", run.json());
+
+    // Qt 5: a leaf that opens a modal dialog inside its action answers at once.
+    let t = std::time::Instant::now();
+    let r = ok(
+        &desk,
+        &["menu", "--path", "File > Save As", "--app", "featherpad"],
+    );
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    assert_eq!(r["element"]["t"], "Save As", "{r}");
+    let listed = ok(&desk, &["list", "--app", "featherpad"]);
+    assert!(
+        listed["windows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["modal"] == true),
+        "the Save As dialog: {listed}"
+    );
+    drop(fields);
+
+    // Chromium's app menu (a popup window of its own) on the shared desktop: a missing
+    // level lists the app menu's items, which closes again.
+    let run = env.desk.cli(&[
+        "menu",
+        "--path",
+        "Chromium > No such item",
+        "--app",
+        "chromium",
+    ]);
+    assert_eq!(run.error_code(), "ELEMENT_NOT_FOUND", "{}", run.json());
+    let message = run.json()["error"]["message"].to_string();
+    assert!(
+        message.contains("History") && message.contains("Settings"),
+        "{message}"
+    );
+    wait_until(Duration::from_secs(3), "the app menu to close", || {
+        let listed = env.desk.cli(&["list", "--app", "chromium"]).data();
+        let popups = listed["windows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["title"] == "")
+            .count();
+        (popups == 0).then_some(())
     });
 }
