@@ -199,7 +199,7 @@ impl X {
     }
 
     /// A client message about `w` to the root window, where the window manager listens.
-    fn to_root(&self, w: Window, kind: u32, data: [u32; 5]) -> Result<()> {
+    pub(crate) fn to_root(&self, w: Window, kind: u32, data: [u32; 5]) -> Result<()> {
         let event = ClientMessageEvent::new(32, w, kind, data);
         self.conn
             .send_event(

@@ -399,22 +399,11 @@ impl X {
         if !self.has_wm() {
             return Ok(());
         }
-        let event = x11rb::protocol::xproto::ClientMessageEvent::new(
-            32,
+        self.to_root(
             window,
             self.atoms._NET_ACTIVE_WINDOW,
-            [2u32, x11rb::CURRENT_TIME, 0, 0, 0],
-        );
-        use x11rb::protocol::xproto::EventMask;
-        self.conn
-            .send_event(
-                false,
-                self.root,
-                EventMask::SUBSTRUCTURE_REDIRECT | EventMask::SUBSTRUCTURE_NOTIFY,
-                event,
-            )
-            .map_err(x_err)?;
-        Ok(())
+            [2, x11rb::CURRENT_TIME, 0, 0, 0],
+        )
     }
 
     /// Sends `WM_TAKE_FOCUS` to a window that takes part in that protocol, as a window
