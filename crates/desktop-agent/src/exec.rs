@@ -253,6 +253,24 @@ pub async fn run<D: Desktop>(
                 window: None,
             })
         }
+        Act::Menu { path } => {
+            let t0 = std::time::Instant::now();
+            let r = desktop_core::menu::open(d, &t, path, tokio::time::sleep).await;
+            desktop_core::activity::record_desktop("agent", "menu", path.clone(), &r, t0.elapsed());
+            plain(value(r?))
+        }
+        Act::FileDialog { path, action } => {
+            use desktop_core::filedialog::{fill, Mode};
+            let mode = action.map(|a| match a {
+                desktop_tools::agent::FileAction::Open => Mode::Open,
+                desktop_tools::agent::FileAction::Save => Mode::Save,
+            });
+            let t0 = std::time::Instant::now();
+            let r = fill(d, &t, path, mode, tokio::time::sleep).await;
+            let named = path.clone();
+            desktop_core::activity::record_desktop("agent", "file-dialog", named, &r, t0.elapsed());
+            plain(value(r?))
+        }
         Act::CloseApp { app } => {
             let t0 = std::time::Instant::now();
             let r = desktop_core::winops::close_app(d, app, desktop_core::winops::Force::No).await;
@@ -415,6 +433,8 @@ pub fn describe(screen: &Screen, act: &Act) -> String {
         Act::Launch { command } => format!("launch {}", command.join(" ")),
         Act::Window { op, .. } => format!("window {}", op.as_str()),
         Act::CloseApp { app } => format!("close the app {app}"),
+        Act::Menu { path } => format!("open the menu item {path:?}"),
+        Act::FileDialog { path, .. } => format!("choose the file {path} in the file dialog"),
         Act::WaitFor { text, gone, .. } => {
             format!("wait for {text:?}{}", if *gone { " to go" } else { "" })
         }

@@ -85,6 +85,11 @@ pub fn risk(step: &Step, place: &Place, allow_apps: &[String]) -> Option<String>
             return Some(format!("{}: the window of {}", op.as_str(), place.app));
         }
         Act::CloseApp { app } => return Some(format!("closes the app {app}")),
+        Act::FileDialog { path, .. } => {
+            return Some(format!(
+                "opens or saves the file {path} through a file dialog"
+            ))
+        }
         Act::PressKeys { keys, .. } if is_system_combo(keys) => {
             return Some(format!("presses a system key combo: {keys}"))
         }

@@ -75,6 +75,15 @@ pub enum Act {
     CloseApp {
         app: String,
     },
+    /// A menu item of the working window opened by its path.
+    Menu {
+        path: String,
+    },
+    /// The file chooser showing filled with a path and confirmed.
+    FileDialog {
+        path: String,
+        action: Option<a::FileAction>,
+    },
     WaitFor {
         text: String,
         gone: bool,
@@ -128,6 +137,8 @@ pub fn catalogue() -> Vec<ToolSpec> {
         spec::<a::SwitchWindow>("switch_window", "Work in another window from the window list from now on (it is raised)."),
         spec::<a::Launch>("launch", "Start a program and work in its window."),
         spec::<a::Window>("window", "Move, resize, minimize, maximize, restore, make full screen or close the working window."),
+        spec::<a::Menu>("menu", "Open a menu item of the window by its path: \"File > Save As\" (a missing level lists what it has)."),
+        spec::<a::FileDialog>("file_dialog", "Fill the open or save file chooser that is showing with a path and confirm it."),
         spec::<a::CloseApp>("close_app", "Close every window of an app (an app that asks to save first is reported, unanswered)."),
         spec::<a::WaitFor>("wait_for", "Wait until an element containing this text appears (or, with gone, disappears)."),
         spec::<a::SetValue>("set_value", "Replace the text of a field, or set a slider or spin button, by id."),
@@ -301,6 +312,24 @@ pub fn parse(call: &Call) -> Result<Step, String> {
                 _ => {}
             }
             (Act::Window { op: p.op, at, size }, p.why)
+        }
+        "menu" => {
+            let p: a::Menu = args(tool, &v)?;
+            desktop_core::menu::levels(&p.path).map_err(|e| format!("menu: {}", e.message))?;
+            (Act::Menu { path: p.path }, p.why)
+        }
+        "file_dialog" => {
+            let p: a::FileDialog = args(tool, &v)?;
+            if p.path.trim().is_empty() {
+                return Err("file_dialog: path is empty".into());
+            }
+            (
+                Act::FileDialog {
+                    path: p.path,
+                    action: p.action,
+                },
+                p.why,
+            )
         }
         "close_app" => {
             let p: a::CloseApp = args(tool, &v)?;

@@ -235,6 +235,24 @@ fn schemas() -> Vec<(&'static str, Value)> {
             }),
         ),
         (
+            "file-dialog",
+            json!({
+                "$schema": DRAFT, "title": "file-dialog data",
+                "description": "The chooser showing took the path and closed. No chooser showing is WINDOW_NOT_FOUND; one that asks first (replace the file?) or stays open is an ACTION_FAILED error naming what it shows, nothing answered.",
+                "type": "object",
+                "required": ["action", "route", "effect", "path", "dialog"],
+                "properties": {
+                    "action": {"const": "file-dialog"},
+                    "route": {"const": "a11y"},
+                    "effect": {"const": "confirmed"},
+                    "path": {"type": "string", "description": "the absolute path given to the chooser"},
+                    "dialog": {"type": "string", "description": "the chooser's title"},
+                    "mode": {"enum": ["open", "save"], "description": "what the chooser was for, from its button or --action"},
+                    "written": {"type": "boolean", "description": "save: the file showed up written within 1.5 s of the chooser closing"}
+                }
+            }),
+        ),
+        (
             "error",
             json!({
                 "$schema": DRAFT, "title": "error object (envelope with ok:false)",
@@ -264,7 +282,7 @@ pub fn get(command: Option<&str>) -> Result<Value> {
             .map(|(_, v)| v)
             .ok_or_else(|| {
                 Error::invalid_args(format!("no schema for `{name}`"))
-                    .suggest("Known: list, read, csv, action, window, close-app, displays, sandbox, doctor, error")
+                    .suggest("Known: list, read, csv, action, window, close-app, file-dialog, displays, sandbox, doctor, error")
             }),
     }
 }

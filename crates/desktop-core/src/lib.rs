@@ -14,6 +14,7 @@ pub mod fake;
 mod fake_conformance;
 #[cfg(test)]
 mod fake_tests;
+pub mod filedialog;
 pub mod filter;
 pub mod hint;
 pub mod keys;

@@ -441,6 +441,10 @@ impl<'a> Keyboard<'a> {
             self.x.fake(KEY_PRESS, m, 0, 0)?;
         }
         self.x.fake(KEY_PRESS, code, 0, 0)?;
+        // Held a moment, as a finger does: a press and release in one batch is lost on
+        // some widgets (GTK 3's file chooser takes no Enter so).
+        self.x.sync()?;
+        std::thread::sleep(KEY_HOLD);
         self.x.fake(KEY_RELEASE, code, 0, 0)?;
         for &m in shift_code.iter().chain(mods.iter().rev()) {
             self.x.fake(KEY_RELEASE, m, 0, 0)?;
@@ -509,6 +513,8 @@ impl Drop for Keyboard<'_> {
 
 const SHIFT_L: u32 = 0xffe1;
 /// Time for clients to read a changed keyboard map before keys that need it arrive.
+/// How long a pressed combo's key is held down.
+const KEY_HOLD: Duration = Duration::from_millis(15);
 const REMAP_SETTLE: Duration = Duration::from_millis(20);
 /// Time for clients to translate the keys typed with temporary bindings before those go.
 const REMAP_LINGER: Duration = Duration::from_millis(120);

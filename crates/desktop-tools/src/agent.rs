@@ -260,6 +260,34 @@ pub struct Window {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct Menu {
+    /// The menu levels separated by >, as the window's menus name them: "File > Save As".
+    pub path: String,
+    /// One short sentence: why this step.
+    pub why: Option<String>,
+}
+
+/// What a file chooser is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum FileAction {
+    Open,
+    Save,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FileDialog {
+    /// The file to open or save, an absolute path.
+    pub path: String,
+    /// What the chooser showing is for; null to take it from its button.
+    pub action: Option<FileAction>,
+    /// One short sentence: why this step.
+    pub why: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct CloseApp {
     /// The app as the window list shows it.
     pub app: String,

@@ -240,6 +240,17 @@ pub struct Menu {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
+pub struct FileDialog {
+    #[serde(flatten)]
+    pub target: Target,
+    /// The file to open or save, an absolute path.
+    pub path: String,
+    /// "open" or "save": refused when the chooser showing is for the other.
+    #[serde(default)]
+    pub action: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
 pub struct CloseWindow {
     #[serde(flatten)]
     pub target: Target,

@@ -97,6 +97,9 @@ pub enum Command {
     /// Open a menu item by its path ("File > Save As"): each level opened in turn, the last
     /// one activated.
     Menu(MenuArgs),
+    /// Fill the open or save file chooser that is showing: the path into its file-name or
+    /// location field, Enter, and the chooser seen to close.
+    FileDialog(FileDialogArgs),
     /// Ask every window of an app to close; with --force, end its processes if they do not.
     CloseApp(CloseAppArgs),
     /// Wait until an element appears (or with --gone, disappears).
@@ -594,6 +597,19 @@ pub struct MenuArgs {
     /// not matter; a level may be the start of an item's name when only one starts so).
     #[arg(long)]
     pub path: String,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct FileDialogArgs {
+    /// The file to open or save (relative to the current folder, ~/ for home).
+    #[arg(long)]
+    pub path: String,
+    /// What the chooser is for; refused when the one showing is for the other (taken from
+    /// its Open or Save button when not given).
+    #[arg(long, value_parser = ["open", "save"])]
+    pub action: Option<String>,
     #[command(flatten)]
     pub target: TargetArgs,
 }

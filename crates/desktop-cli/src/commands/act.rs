@@ -98,3 +98,23 @@ pub async fn menu<D: Desktop>(
     desktop_core::activity::record_desktop(face, "menu", named, &r, t.elapsed());
     r
 }
+
+/// `file-dialog --path` for `face`: the chooser showing filled and confirmed.
+pub async fn file_dialog<D: Desktop>(
+    d: &D,
+    target: &Target,
+    path: &str,
+    action: Option<&str>,
+    face: &'static str,
+) -> Result<ActionResult> {
+    let t = std::time::Instant::now();
+    let r = match action
+        .map(desktop_core::filedialog::Mode::parse)
+        .transpose()
+    {
+        Ok(mode) => desktop_core::filedialog::fill(d, target, path, mode, tokio::time::sleep).await,
+        Err(e) => Err(e),
+    };
+    desktop_core::activity::record_desktop(face, "file-dialog", path.to_string(), &r, t.elapsed());
+    r
+}

@@ -95,6 +95,15 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
             })
             .await
         }
+        Command::FileDialog(a) => {
+            let target = a.target.target();
+            acting(&g, out, "file-dialog", |d| {
+                Box::pin(async move {
+                    act::file_dialog(d, &target, &a.path, a.action.as_deref(), "cli").await
+                })
+            })
+            .await
+        }
         Command::Displays => match connect(&g).await {
             Ok(d) => out.ok("displays", list::displays(&d)),
             Err(e) => out.err("displays", &e),

@@ -215,6 +215,19 @@ impl Server {
                 on_desktop!(self, |d| act::menu(d, &target, &a.path, "mcp").await)
                     .map(|r| structured(&r, None))
             }
+            "file_dialog" => {
+                let a: p::FileDialog = args(&tool, raw)?;
+                let target = a.target.target();
+                on_desktop!(self, |d| act::file_dialog(
+                    d,
+                    &target,
+                    &a.path,
+                    a.action.as_deref(),
+                    "mcp"
+                )
+                .await)
+                .map(|r| structured(&r, None))
+            }
             "close_window" => {
                 let a: p::CloseWindow = args(&tool, raw)?;
                 let target = a.target.target();

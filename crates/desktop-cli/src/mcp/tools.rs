@@ -159,6 +159,7 @@ pub fn catalogue() -> Vec<Entry> {
         tool::<p::Launch>("launch", "Start a program; answers once its window can be read.", Kind::Acts { idempotent: false, open_world: true }, Some("action")),
         tool::<p::Window>("window", "Move, resize, minimize, maximize, restore or make full screen a window; answers its geometry and state as seen after.", Kind::Harmless { idempotent: true }, Some("window")),
         tool::<p::Menu>("menu", "Open a menu item by its path (\"File > Save As\"); a missing level lists the items it has.", act, Some("action")),
+        tool::<p::FileDialog>("file_dialog", "Fill the open or save file chooser showing with a path and confirm; answers once it closed. A question it asks (replace the file?) is reported, unanswered.", Kind::Acts { idempotent: false, open_world: false }, Some("file-dialog")),
         tool::<p::CloseWindow>("close_window", "Close a window as its close button would; an app that asks first (save changes?) is reported with its dialog, unanswered.", Kind::Acts { idempotent: false, open_world: false }, Some("window")),
         tool::<p::CloseApp>("close_app", "Close every window of an app; force ends its processes if they stay (unsaved work lost).", Kind::Acts { idempotent: false, open_world: false }, Some("close-app")),
         tool::<p::Empty>("list_displays", "Displays: name, bounds in screen coordinates, scale, primary, refresh rate.", Kind::Read, Some("displays")),

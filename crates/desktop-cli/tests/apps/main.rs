@@ -9,6 +9,7 @@ mod agent;
 mod agent_goal;
 mod ask;
 mod deploy;
+mod dialogs;
 mod displays;
 mod errors;
 mod mcp;
@@ -83,6 +84,7 @@ fn main() {
     tests.extend(view::TESTS);
     tests.extend(activity::TESTS);
     tests.extend(windows::TESTS);
+    tests.extend(dialogs::TESTS);
     desktop_testkit::run_tests(Env { desk, victim_pid }, tests, |env, name| {
         env.desk.screenshot(name)
     })
