@@ -27,6 +27,8 @@ const TAKE_IN: Duration = Duration::from_millis(250);
 /// How long a location field opened with Ctrl+L gets to show.
 const FIELD_WAIT: Duration = Duration::from_secs(2);
 const POLL: Duration = Duration::from_millis(40);
+/// How long a chooser gets to come up before none is said to show.
+const APPEAR_WAIT: Duration = Duration::from_millis(1500);
 /// Windows read while looking for a chooser, at most.
 const MAX_CANDIDATES: usize = 8;
 
@@ -202,7 +204,7 @@ pub async fn fill<D: Desktop, F: std::future::Future<Output = ()>>(
     sleep: impl Fn(Duration) -> F,
 ) -> Result<ActionResult> {
     let t0 = Instant::now();
-    let (window, mut data, mut chooser) = find(d, target).await?;
+    let (window, mut data, mut chooser) = find(d, target, &sleep).await?;
     let found = t0.elapsed();
     let mode = chooser.mode.or(want);
     if let (Some(w), Some(m)) = (want, chooser.mode) {
@@ -435,32 +437,43 @@ async fn same_process<D: Desktop>(d: &D, window: &WindowInfo) -> Vec<WindowInfo>
         .unwrap_or_default()
 }
 
-/// The chooser showing: among the target's windows (every window when no target is named)
-/// the focused and modal ones first; a desktop portal's chooser (another process) too when
-/// the named app shows none itself.
-async fn find<D: Desktop>(d: &D, target: &Target) -> Result<(WindowInfo, ReadData, Chooser)> {
-    let all = d.windows(&Target::default()).await?.windows;
-    let mine = if target.is_empty() {
-        all.clone()
-    } else {
-        d.windows(target).await?.windows
-    };
-    let portal = all
-        .iter()
-        .filter(|w| name_matches(&w.app, "portal") && !mine.iter().any(|m| m.id == w.id))
-        .cloned()
-        .collect::<Vec<_>>();
-    let mut candidates: Vec<WindowInfo> = mine.into_iter().chain(portal).collect();
-    candidates.sort_by_key(|w| (!w.focused, !w.modal));
-    let mut looked = Vec::new();
-    for w in candidates.into_iter().take(MAX_CANDIDATES) {
-        let Ok(data) = read(d, &w).await else {
-            continue;
-        };
-        if let Some(c) = classify(&data.elements) {
-            return Ok((w, data, c));
+/// The chooser showing: among the target's windows and their processes' other windows
+/// (every window when no target is named), the focused and modal ones first; a desktop
+/// portal's chooser (another process) too. One opened by the step before may still be
+/// coming up: looked for again for a moment before `WINDOW_NOT_FOUND`.
+async fn find<D: Desktop, F: std::future::Future<Output = ()>>(
+    d: &D,
+    target: &Target,
+    sleep: &impl Fn(Duration) -> F,
+) -> Result<(WindowInfo, ReadData, Chooser)> {
+    let deadline = Instant::now() + APPEAR_WAIT;
+    // Windows read and found to be no chooser, not read again (a modal one may still be
+    // filling in, so it is).
+    let mut not: Vec<Option<u64>> = Vec::new();
+    let mut looked: Vec<String> = Vec::new();
+    loop {
+        for w in candidates(d, target).await? {
+            if not.contains(&w.id) {
+                continue;
+            }
+            let Ok(data) = read(d, &w).await else {
+                continue;
+            };
+            if let Some(c) = classify(&data.elements) {
+                return Ok((w, data, c));
+            }
+            if !w.modal {
+                not.push(w.id);
+            }
+            let title = format!("\"{}\"", w.title);
+            if !looked.contains(&title) {
+                looked.push(title);
+            }
         }
-        looked.push(format!("\"{}\"", w.title));
+        if Instant::now() >= deadline {
+            break;
+        }
+        sleep(POLL * 3).await;
     }
     let seen = if looked.is_empty() {
         "no windows".to_string()
@@ -472,6 +485,30 @@ async fn find<D: Desktop>(d: &D, target: &Target) -> Result<(WindowInfo, ReadDat
         format!("no file chooser is showing (looked at {seen})"),
     )
     .suggest("Open one first (menu --path \"File > Open\", or the app's own button), then fill it"))
+}
+
+/// The windows a chooser is looked for in, focused and modal first, at most
+/// [`MAX_CANDIDATES`].
+async fn candidates<D: Desktop>(d: &D, target: &Target) -> Result<Vec<WindowInfo>> {
+    let all = d.windows(&Target::default()).await?.windows;
+    let mine: Vec<WindowInfo> = if target.is_empty() {
+        all.clone()
+    } else {
+        let named = d.windows(target).await?.windows;
+        let pids: Vec<u32> = named.iter().map(|w| w.pid).filter(|p| *p != 0).collect();
+        all.iter()
+            .filter(|w| pids.contains(&w.pid) || named.iter().any(|n| n.id == w.id))
+            .cloned()
+            .collect()
+    };
+    let portal: Vec<WindowInfo> = all
+        .into_iter()
+        .filter(|w| name_matches(&w.app, "portal") && !mine.iter().any(|m| m.id == w.id))
+        .collect();
+    let mut out: Vec<WindowInfo> = mine.into_iter().chain(portal).collect();
+    out.sort_by_key(|w| (!w.focused, !w.modal));
+    out.truncate(MAX_CANDIDATES);
+    Ok(out)
 }
 
 #[cfg(test)]

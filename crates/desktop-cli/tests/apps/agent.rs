@@ -144,14 +144,14 @@ impl Drop for Fake {
     }
 }
 
-struct Outcome {
+pub(crate) struct Outcome {
     code: i32,
-    json: Value,
-    stderr: String,
+    pub(crate) json: Value,
+    pub(crate) stderr: String,
 }
 
 impl Outcome {
-    fn data(&self) -> &Value {
+    pub(crate) fn data(&self) -> &Value {
         assert_eq!(self.json["ok"], true, "{}\n{}", self.json, self.stderr);
         &self.json["data"]
     }
@@ -164,6 +164,18 @@ fn spawn_agent(env: &Env, fake: &Fake, provider: &str, goal: &str, extra: &[&str
 /// The same, with more environment variables.
 fn spawn_agent_with(
     env: &Env,
+    fake: &Fake,
+    provider: &str,
+    goal: &str,
+    extra: &[&str],
+    vars: &[(&str, &str)],
+) -> Child {
+    spawn_agent_on(&env.desk, fake, provider, goal, extra, vars)
+}
+
+/// The agent on `desk` (a test's own sandbox, or the shared one).
+pub(crate) fn spawn_agent_on(
+    desk: &desktop_testkit::Desk,
     fake: &Fake,
     provider: &str,
     goal: &str,
@@ -186,7 +198,7 @@ fn spawn_agent_with(
     args.extend_from_slice(extra);
     Command::new(BIN)
         .args(&args)
-        .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .envs(desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .env("ANTHROPIC_API_KEY", KEY)
         .env("OPENAI_API_KEY", KEY)
         .env("XDG_CONFIG_HOME", &fake.dir)
@@ -198,7 +210,7 @@ fn spawn_agent_with(
         .expect("spawn the agent")
 }
 
-fn finish(mut child: Child, stdin: &str) -> Outcome {
+pub(crate) fn finish(mut child: Child, stdin: &str) -> Outcome {
     if let Some(mut pipe) = child.stdin.take() {
         let _ = pipe.write_all(stdin.as_bytes());
     }
@@ -248,7 +260,7 @@ pub(crate) fn done(success: bool, summary: &str) -> Value {
 }
 
 /// A call with every strict argument present (null where unused), as a strict model sends it.
-fn call(name: &str, args: Value) -> Value {
+pub(crate) fn call(name: &str, args: Value) -> Value {
     let spec = match name {
         "click" => {
             json!({"id": null, "x": null, "y": null, "space": null, "button": null, "double": null})

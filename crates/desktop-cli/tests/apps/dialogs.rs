@@ -3,6 +3,7 @@
 //! pauses, witnessed by the files on disk and by libatspi — and the questions a chooser
 //! asks (replace the file?) reported, never answered.
 
+use crate::agent::{call, done, finish, spawn_agent_on, Fake};
 use crate::{Env, Test, BIN};
 use desktop_testkit::{wait_until, Desk};
 use serde_json::Value;
@@ -94,7 +95,7 @@ fn file_dialogs(_: &Env) {
     );
     assert!(fields
         .read("GTK Menus")
-        .get(&format!("Saved: {saved_s}"))
+        .get(format!("Saved: {saved_s}"))
         .is_some());
 
     // The wrong kind of chooser is refused and left open; then, with recent files known,
@@ -114,6 +115,39 @@ fn file_dialogs(_: &Env) {
     );
     let opened = format!("Opened: {saved_s}: saved by the menus fixture");
     assert!(fields.read("GTK Menus").get(&opened).is_some(), "{opened}");
+
+    // The agent's own tools: a menu path, then the chooser filled (a risky step, allowed
+    // here by --confirm never); the fake model's requests pass the providers' validation.
+    let second = dir.join("second.txt");
+    std::fs::write(&second, "the agent's line\n").unwrap();
+    let second_s = second.to_string_lossy().into_owned();
+    let fake = Fake::start(
+        "file-dialog",
+        serde_json::json!([
+            {"calls": [call("menu", serde_json::json!({"path": "File > Open"}))]},
+            {"calls": [call("file_dialog", serde_json::json!({"path": second_s, "action": "open"}))]},
+            done(true, "opened"),
+        ]),
+    );
+    let child = spawn_agent_on(
+        &desk,
+        &fake,
+        "anthropic",
+        "Open second.txt",
+        &["--app", "menus_gtk", "--confirm", "never"],
+        &[],
+    );
+    let out = finish(child, "");
+    assert_eq!(out.data()["success"], true, "{}", out.stderr);
+    let opened = format!("Opened: {second_s}: the agent's line");
+    assert!(
+        fields.read("GTK Menus").get(&opened).is_some(),
+        "{opened}: {}\n{}",
+        out.json,
+        out.stderr
+    );
+    assert_eq!(fake.requests().len(), 3);
+    drop(fake);
 
     // Qt 5: FeatherPad saves its text through its own chooser ("File name:").
     ok(

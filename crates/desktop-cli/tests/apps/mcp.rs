@@ -420,7 +420,7 @@ fn inspector(env: &Env) {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_str(&stdout).expect("JSON from the inspector");
-    assert_eq!(v["tools"].as_array().map(Vec::len), Some(24));
+    assert_eq!(v["tools"].as_array().map(Vec::len), Some(25));
     let out = inspect(
         env,
         &["--method", "tools/call", "--tool-name", "list_windows"],
