@@ -47,6 +47,11 @@ pub fn join(
         let candidates: Vec<usize> = (0..xwins.len())
             .filter(|&i| !claimed[i] && mine(app, &xwins[i]))
             .collect();
+        // An unnamed frame claims a window only by a box much like its own: Chromium keeps
+        // hidden unnamed frames (bubbles) that claim SHOWING, and one overlapping the file
+        // chooser GTK shows for it (no tree of its own) would pass for that chooser.
+        let unnamed = f.name.is_empty();
+        let least = if unnamed { 0.5 } else { 0.0 };
         let best = f
             .bounds
             .and_then(|fb| {
@@ -54,11 +59,13 @@ pub fn join(
                     .iter()
                     .copied()
                     .map(|i| (likeness(&xwins[i].bounds, &fb), i))
-                    .filter(|(l, _)| *l > 0.0)
+                    .filter(|(l, _)| *l > least)
                     .max_by(|a, b| a.0.total_cmp(&b.0))
                     .map(|(_, i)| i)
             })
-            .or_else(|| (candidates.len() == 1).then(|| candidates[0]));
+            .or_else(|| {
+                (candidates.len() == 1 && !(unnamed && f.bounds.is_some())).then(|| candidates[0])
+            });
         if let Some(i) = best {
             claimed[i] = true;
             matched[k] = Some(i);
@@ -131,9 +138,12 @@ pub fn join(
         if x.pid.is_some_and(|p| skipped.contains(&p)) {
             continue;
         }
+        // A window of an accessible app's process that has no tree of its own (the file
+        // chooser GTK shows inside Chromium) still belongs to that app, by its name.
         let app = x
             .pid
-            .and_then(program_name)
+            .and_then(|p| apps.iter().find(|a| a.pid == p).map(|a| a.name.clone()))
+            .or_else(|| x.pid.and_then(program_name))
             .unwrap_or_else(|| x.class.clone());
         out.push((
             i + 1,
@@ -242,6 +252,34 @@ mod tests {
         assert_eq!(ws[1].id, Some(2));
         assert!(ws[1].focused && !ws[2].focused);
         assert!(!ws[0].a11y && ws[1].a11y);
+    }
+
+    /// Chromium's hidden unnamed frame (a bubble claiming SHOWING) over the file chooser
+    /// GTK shows for it with no tree: the chooser stays a window without one.
+    #[test]
+    fn an_unnamed_frame_does_not_take_a_window_unlike_its_box() {
+        let apps = vec![App {
+            name: "Chromium".into(),
+            pid: 10,
+            matched: true,
+            frames: vec![
+                frame("Upload - Chromium", Rect::new(10, 10, 1050, 780)),
+                frame("", Rect::new(149, 35, 844, 88)),
+            ],
+        }];
+        let mut chooser = xwin(2, 10, "Open File", Rect::new(1, 20, 1124, 775));
+        chooser.modal = true;
+        let xs = vec![
+            xwin(1, 10, "Upload - Chromium", Rect::new(10, 10, 1050, 780)),
+            chooser,
+        ];
+        let ws = join(&apps, &xs, &[], Some(2));
+        let open = ws.iter().find(|w| w.title == "Open File").unwrap();
+        assert!(
+            !open.a11y && open.handle.is_none() && open.modal,
+            "{open:?}"
+        );
+        assert_eq!(ws.len(), 2, "{ws:?}");
     }
 
     /// A dialog whose X window has no title, over its main window: each frame gets its own

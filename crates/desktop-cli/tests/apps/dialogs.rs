@@ -1,6 +1,7 @@
 //! `file-dialog` on the choosers apps really show: GTK 3's (the menus fixture reads the file
-//! it is given and writes the one it saves to) and Qt 5's (FeatherPad), back to back with no
-//! pauses, witnessed by the files on disk and by libatspi — and the questions a chooser
+//! it is given and writes the one it saves to), Qt 5's (FeatherPad) and the one GTK shows
+//! inside Chromium for a web form's file input (no tree: filled by keyboard), back to back
+//! with no pauses, witnessed by the files on disk, by libatspi and by the page — and the questions a chooser
 //! asks (replace the file?) reported, never answered.
 
 use crate::agent::{call, done, finish, spawn_agent_on, Fake};
@@ -10,7 +11,7 @@ use serde_json::Value;
 use std::time::Duration;
 
 pub const TESTS: &[(&str, Test)] = &[(
-    "dialogs::file_dialog_opens_and_saves_in_gtk3_and_qt5",
+    "dialogs::file_dialog_opens_and_saves_in_gtk3_qt5_and_chromium",
     file_dialogs,
 )];
 
@@ -217,5 +218,41 @@ fn file_dialogs(_: &Env) {
             .all(|t| !t.contains("Save")),
         "no chooser or question left: {:?}",
         titles(&desk, "featherpad")
+    );
+
+    // Chromium: a web form's file input opens GTK's chooser inside Chromium, which has no
+    // tree; it is listed as Chromium's, filled by keyboard, and the page gets the file.
+    desk.chromium_page("upload.html", "Upload Form");
+    for (k, name) in ["up1.txt", "up2.txt"].iter().enumerate() {
+        let file = dir.join(name);
+        std::fs::write(&file, format!("upload number {k}\n")).unwrap();
+        let file_s = file.to_string_lossy().into_owned();
+        ok(
+            &desk,
+            &[
+                "click",
+                "--text",
+                "Attachment",
+                "--role",
+                "btn",
+                "--app",
+                "chromium",
+            ],
+        );
+        let r = ok(
+            &desk,
+            &["file-dialog", "--path", &file_s, "--app", "chromium"],
+        );
+        assert_eq!(
+            (r["keyboard"].as_bool(), r["route"].as_str()),
+            (Some(true), Some("input")),
+            "{r}"
+        );
+        desk.wait_for_text("chromium", &format!("Chosen: {name}: upload number {k}"), 5);
+    }
+    assert!(
+        titles(&desk, "chromium").iter().all(|t| t != "Open File"),
+        "{:?}",
+        titles(&desk, "chromium")
     );
 }
