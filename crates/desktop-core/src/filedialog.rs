@@ -94,7 +94,7 @@ pub async fn fill<D: Desktop, F: std::future::Future<Output = ()>>(
     let mut key = "enter";
     let (field, route) = match found {
         Found::Tree(w, data, c) => {
-            let field = into_field(d, &w, &scope, (data, c), &text, &sleep).await?;
+            let field = into_field(d, &w, &scope, (*data, c), &text, &sleep).await?;
             (Some(field), Route::A11y)
         }
         Found::Blind(..) => {

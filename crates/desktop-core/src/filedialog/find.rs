@@ -16,7 +16,7 @@ const MAX_CANDIDATES: usize = 8;
 /// The chooser found.
 pub(super) enum Found {
     /// Read: its tree and what it holds.
-    Tree(WindowInfo, ReadData, Chooser),
+    Tree(WindowInfo, Box<ReadData>, Chooser),
     /// No tree to read (GTK inside Chromium): told by its title, filled by keyboard.
     Blind(WindowInfo, Mode),
 }
@@ -45,7 +45,7 @@ pub(super) async fn find<D: Desktop, F: std::future::Future<Output = ()>>(
             }
             if let Ok(data) = read(d, &w).await {
                 if let Some(c) = classify(&data.elements) {
-                    return Ok(Found::Tree(w, data, c));
+                    return Ok(Found::Tree(w, Box::new(data), c));
                 }
             }
             if !w.modal {
