@@ -430,6 +430,13 @@ async fn start_all(
             .detail(fs::read_to_string(dir.join("at-spi-err.log")).unwrap_or_default())
         })?;
     crate::x11::wait_for_root_property(&display_name, &cookie, "AT_SPI_BUS", deadline).await?;
+    let mut shared = vec![
+        ("DISPLAY", display_name.clone()),
+        ("XAUTHORITY", xauth.display().to_string()),
+    ];
+    shared.extend(toolkit_env());
+    // Best effort: a sandbox whose activated services cannot show windows still works.
+    let _ = crate::session::share_environment(&bus_address, &shared).await;
     if outputs > 1 {
         crate::x11::X::connect_with_cookie(&display_name, &cookie)?.split_screen(outputs, w, h)?;
     }

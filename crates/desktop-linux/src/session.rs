@@ -186,3 +186,23 @@ pub async fn enable_accessibility(bus_address: &str, deadline: Instant) -> Resul
     }
     Err(unavailable(last))
 }
+
+/// Hands the sandbox's display and toolkit settings to the services its session bus starts
+/// on demand (a desktop portal's file chooser, a secrets prompt): without them such a
+/// service cannot open a window, or opens one with no tree to read.
+pub async fn share_environment(
+    bus_address: &str,
+    vars: &[(&str, String)],
+) -> std::result::Result<(), CallError> {
+    let bus = Bus::open(bus_address, Duration::from_secs(2)).await?;
+    let env: std::collections::HashMap<&str, &str> =
+        vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    bus.call::<_, ()>(
+        "org.freedesktop.DBus",
+        "/org/freedesktop/DBus",
+        "org.freedesktop.DBus",
+        "UpdateActivationEnvironment",
+        &(env,),
+    )
+    .await
+}

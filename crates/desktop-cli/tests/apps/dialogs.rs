@@ -1,12 +1,13 @@
 //! `file-dialog` on the choosers apps really show: GTK 3's (the menus fixture reads the file
 //! it is given and writes the one it saves to), Qt 5's (FeatherPad) and the one GTK shows
 //! inside Chromium for a web form's file input (no tree: filled by keyboard), back to back
-//! with no pauses, witnessed by the files on disk, by libatspi and by the page — and the questions a chooser
+//! with no pauses, and a desktop portal's (xdg-desktop-portal-gtk), witnessed by the files
+//! on disk, by libatspi and by the page — and the questions a chooser
 //! asks (replace the file?) reported, never answered.
 
 use crate::agent::{call, done, finish, spawn_agent_on, Fake};
 use crate::{Env, Test, BIN};
-use desktop_testkit::{wait_until, Desk};
+use desktop_testkit::{repo_root, wait_until, Desk};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -23,7 +24,17 @@ fn ok(desk: &Desk, args: &[&str]) -> Value {
 
 /// The titles of the windows `app` shows.
 fn titles(desk: &Desk, app: &str) -> Vec<String> {
-    let listed = desk.cli(&["list", "--app", app]).data();
+    titles_of(desk, &["--app", app])
+}
+
+/// The titles of the windows `list` shows with these options.
+fn titles_of(desk: &Desk, options: &[&str]) -> Vec<String> {
+    let listed = desk
+        .cli(&[&["list"], options].concat())
+        .json()
+        .get("data")
+        .cloned()
+        .unwrap_or_default();
     listed["windows"]
         .as_array()
         .map(|ws| {
@@ -220,8 +231,9 @@ fn file_dialogs(_: &Env) {
         titles(&desk, "featherpad")
     );
 
-    // Chromium: a web form's file input opens GTK's chooser inside Chromium, which has no
-    // tree; it is listed as Chromium's, filled by keyboard, and the page gets the file.
+    // Chromium: a web form's file input opens the desktop portal's chooser, or where there
+    // is none GTK's chooser inside Chromium, which has no tree (listed as Chromium's,
+    // filled by keyboard); the page gets the file either way.
     desk.chromium_page("upload.html", "Upload Form");
     for (k, name) in ["up1.txt", "up2.txt"].iter().enumerate() {
         let file = dir.join(name);
@@ -243,16 +255,58 @@ fn file_dialogs(_: &Env) {
             &desk,
             &["file-dialog", "--path", &file_s, "--app", "chromium"],
         );
-        assert_eq!(
-            (r["keyboard"].as_bool(), r["route"].as_str()),
-            (Some(true), Some("input")),
-            "{r}"
-        );
+        // Where the desktop portal serves file choosers (installed here) Chromium asks it,
+        // and its chooser is read; without one, GTK's own inside Chromium is filled blind.
+        let blind = r["keyboard"] == true;
+        assert_eq!(r["route"], if blind { "input" } else { "a11y" }, "{r}");
         desk.wait_for_text("chromium", &format!("Chosen: {name}: upload number {k}"), 5);
     }
     assert!(
-        titles(&desk, "chromium").iter().all(|t| t != "Open File"),
+        titles_of(&desk, &[]).iter().all(|t| t != "Open File"),
         "{:?}",
         titles(&desk, "chromium")
+    );
+
+    // A desktop portal's chooser: the fixture's GtkFileChooserNative (GTK_USE_PORTAL=1) is
+    // shown by xdg-desktop-portal-gtk, a process of its own that the sandbox's session bus
+    // starts (its GTK backend serves desktops named GNOME); the app writes the file saved.
+    let out = desk.run_with_env(
+        "dbus-update-activation-environment",
+        &["XDG_CURRENT_DESKTOP=GNOME"],
+        None,
+        false,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let script = repo_root().join("tests/fixtures/menus_gtk.py");
+    let script = script.to_string_lossy().into_owned();
+    let portal_env = [
+        "env",
+        "MENUS_PORTAL=1",
+        "GTK_USE_PORTAL=1",
+        "/usr/bin/python3",
+    ];
+    let pid = desk.launch(&[&portal_env[..], &[script.as_str()]].concat(), "menus_gtk");
+    let pid = pid.to_string();
+    wait_until(
+        Duration::from_secs(10),
+        "the portal fixture's window",
+        || (!titles_of(&desk, &["--pid", &pid]).is_empty()).then_some(()),
+    );
+    let via_portal = dir.join("portal.txt");
+    let via_portal_s = via_portal.to_string_lossy().into_owned();
+    ok(&desk, &["menu", "--path", "File > Save As", "--pid", &pid]);
+    let r = ok(
+        &desk,
+        &["file-dialog", "--path", &via_portal_s, "--pid", &pid],
+    );
+    assert_eq!(r["mode"], "save", "{r}");
+    wait_until(
+        Duration::from_secs(5),
+        "the fixture to write portal.txt",
+        || {
+            std::fs::read_to_string(&via_portal)
+                .ok()
+                .filter(|t| t == "saved by the menus fixture\n")
+        },
     );
 }

@@ -92,6 +92,11 @@ async fn candidates<D: Desktop>(d: &D, target: &Target) -> Result<Vec<WindowInfo
         .filter(|w| name_matches(&w.app, "portal") && !mine.iter().any(|m| m.id == w.id))
         .collect();
     let mut out: Vec<WindowInfo> = mine.into_iter().chain(portal).collect();
+    // Where windows have ids, one without is still coming up (its tree is there before
+    // its window is mapped): taken on a later look, once the window system shows it.
+    if out.iter().any(|w| w.id.is_some()) {
+        out.retain(|w| w.id.is_some());
+    }
     out.sort_by_key(|w| (!w.focused, !w.modal));
     out.truncate(MAX_CANDIDATES);
     Ok(out)
