@@ -2,6 +2,7 @@
 //! one with a window manager (openbox) and two displays, one bare — witnessed by the X
 //! server's own tools (xwininfo, xprop) and by libatspi, never by our answers alone.
 
+use crate::agent::{call, done, finish, spawn_agent_on, Fake};
 use crate::{Env, Test, BIN};
 use desktop_testkit::{wait_until, Desk};
 use serde_json::Value;
@@ -197,6 +198,49 @@ fn with_wm(_: &Env) {
         &["screenshot", "--region", "800,0,800,600", "--scale", "1"],
     );
     assert_eq!(shot["width"], 800, "{shot}");
+
+    // The agent's window tool: a risky step, declined at the prompt (nothing happens),
+    // then allowed by --confirm never (maximized, seen by xprop); the scripted model's
+    // requests pass the providers' validation.
+    let window_call = |op: &str| {
+        call(
+            "window",
+            serde_json::json!({"op": op, "x": null, "y": null, "width": null, "height": null}),
+        )
+    };
+    let fake = Fake::start(
+        "window-declined",
+        serde_json::json!([{"calls": [window_call("minimize")]}, done(true, "asked")]),
+    );
+    let child = spawn_agent_on(
+        &desk,
+        &fake,
+        "openai",
+        "Minimize the form",
+        &["--app", FORM],
+        &[],
+    );
+    let out = finish(child, "n\n");
+    assert!(out.json.to_string().contains("declined"), "{}", out.json);
+    assert!(!net_state(&desk, id).contains("_NET_WM_STATE_HIDDEN"));
+    drop(fake);
+    let fake = Fake::start(
+        "window-allowed",
+        serde_json::json!([{"calls": [window_call("maximize")]}, done(true, "maximized")]),
+    );
+    let child = spawn_agent_on(
+        &desk,
+        &fake,
+        "anthropic",
+        "Maximize the form",
+        &["--app", FORM, "--confirm", "never"],
+        &[],
+    );
+    let out = finish(child, "");
+    assert_eq!(out.data()["success"], true, "{}", out.stderr);
+    let state = net_state(&desk, id);
+    assert!(state.contains("_NET_WM_STATE_MAXIMIZED_VERT"), "{state}");
+    drop(fake);
 
     // close-app: asked, closed, and the process ends by itself.
     let closed = ok(&desk, &["close-app", FORM]);
