@@ -309,6 +309,12 @@ impl Desk {
     /// Chromium showing `tests/fixtures/<page>` in a fresh profile of its own, once the
     /// page's `heading` can be read.
     pub fn chromium_page(&mut self, page: &str, heading: &str) -> u32 {
+        self.chromium_page_under(&[], page, heading)
+    }
+
+    /// The same, started through `wrapper` (`dbus-run-session --`: a session bus of its
+    /// own, without the sandbox's desktop portal); the pid is the wrapper's.
+    pub fn chromium_page_under(&mut self, wrapper: &[&str], page: &str, heading: &str) -> u32 {
         use std::sync::atomic::{AtomicU32, Ordering};
         static N: AtomicU32 = AtomicU32::new(0);
         let profile = std::env::temp_dir().join(format!(
@@ -323,7 +329,8 @@ impl Desk {
             repo_root().join("tests/fixtures").join(page).display()
         );
         let profile_arg = format!("--user-data-dir={}", profile.display());
-        let pid = self.launch(
+        let cmd = [
+            wrapper,
             &[
                 "chromium",
                 "--no-sandbox",
@@ -340,8 +347,9 @@ impl Desk {
                 &profile_arg,
                 &url,
             ],
-            "chromium",
-        );
+        ]
+        .concat();
+        let pid = self.launch(&cmd, "chromium");
         self.wait_for_text("chromium", heading, 20);
         pid
     }
