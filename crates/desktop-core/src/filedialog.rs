@@ -15,8 +15,9 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::keys::Combo;
 use crate::model::{ReadData, Target, WindowInfo};
 use crate::request::{Action, ActionRequest, Aim, Element};
+use crate::windows::of_process as same_process;
 use chooser::{saying, value_of};
-use find::{find, read, same_process, Found};
+use find::{find, read, Found};
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
 

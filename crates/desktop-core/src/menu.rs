@@ -303,22 +303,11 @@ async fn find_level<D: Desktop, F: std::future::Future<Output = ()>>(
 
 /// The app's other windows (where a toolkit puts an open menu).
 async fn popups<D: Desktop>(d: &D, window: &WindowInfo) -> Vec<WindowInfo> {
-    if window.pid == 0 {
-        return Vec::new();
-    }
-    let same = Target {
-        pid: Some(window.pid),
-        ..Target::default()
-    };
-    d.windows(&same)
+    crate::windows::of_process(d, window)
         .await
-        .map(|l| {
-            l.windows
-                .into_iter()
-                .filter(|w| w.id != window.id && w.a11y)
-                .collect()
-        })
-        .unwrap_or_default()
+        .into_iter()
+        .filter(|w| w.id != window.id && w.a11y)
+        .collect()
 }
 
 /// Closes the menus opened on the way (Escape once per level).

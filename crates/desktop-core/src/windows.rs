@@ -145,3 +145,18 @@ fn not_found(
     )
     .suggest("Check the title or id against the list of windows")
 }
+
+/// The windows of `window`'s process as the backend lists them now (the window alone, by
+/// its id, where its process is unknown); none when the list cannot be had. Where a
+/// toolkit puts an open menu, a dialog's question, a file chooser.
+pub async fn of_process<D: crate::backend::Desktop>(d: &D, window: &WindowInfo) -> Vec<WindowInfo> {
+    let same = Target {
+        pid: (window.pid != 0).then_some(window.pid),
+        window_id: (window.pid == 0).then_some(window.id).flatten(),
+        ..Target::default()
+    };
+    d.windows(&same)
+        .await
+        .map(|l| l.windows)
+        .unwrap_or_default()
+}

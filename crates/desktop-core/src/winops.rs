@@ -193,19 +193,13 @@ fn describe(w: &WindowInfo) -> String {
     }
 }
 
-/// The ids of the other windows of `window`'s process.
+/// The ids of the windows of `window`'s process.
 async fn same_process<D: Desktop>(d: &D, window: &WindowInfo) -> Vec<Option<u64>> {
-    if window.pid == 0 {
-        return Vec::new();
-    }
-    let same = Target {
-        pid: Some(window.pid),
-        ..Target::default()
-    };
-    d.windows(&same)
+    crate::windows::of_process(d, window)
         .await
-        .map(|l| l.windows.iter().map(|w| w.id).collect())
-        .unwrap_or_default()
+        .iter()
+        .map(|w| w.id)
+        .collect()
 }
 
 /// The error for a window asked to close that stayed: the question its app put up instead
@@ -239,11 +233,7 @@ async fn asking<D: Desktop>(
     if window.pid == 0 {
         return None;
     }
-    let same = Target {
-        pid: Some(window.pid),
-        ..Target::default()
-    };
-    let now = d.windows(&same).await.ok()?.windows;
+    let now = crate::windows::of_process(d, window).await;
     now.iter()
         .find(|w| w.modal && w.id != window.id)
         .or_else(|| {

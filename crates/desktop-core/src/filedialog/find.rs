@@ -112,16 +112,3 @@ pub(super) async fn read<D: Desktop>(d: &D, window: &WindowInfo) -> Result<ReadD
     };
     d.read_window(window.clone(), &filters, None).await
 }
-
-/// The windows of `window`'s process (or the window alone when its process is unknown).
-pub(super) async fn same_process<D: Desktop>(d: &D, window: &WindowInfo) -> Vec<WindowInfo> {
-    let same = Target {
-        pid: (window.pid != 0).then_some(window.pid),
-        window_id: (window.pid == 0).then_some(window.id).flatten(),
-        ..Target::default()
-    };
-    d.windows(&same)
-        .await
-        .map(|l| l.windows)
-        .unwrap_or_default()
-}
