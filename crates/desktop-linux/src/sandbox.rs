@@ -1,5 +1,6 @@
 //! The headless desktop: Xvfb, a private session bus, the AT-SPI bus, accessibility on;
-//! on request several displays (RandR monitors side by side) and a window manager.
+//! on request several displays (RandR monitors side by side) and a window manager — or,
+//! with `--wayland`, a headless Wayland compositor in Xvfb's place (`compositor`).
 //!
 //! Each sandbox lives in `$XDG_RUNTIME_DIR/desktop-cli/sandbox/N/` (or
 //! `/tmp/desktop-cli-UID/sandbox/N/`, N the display number) with its X cookie, its bus
@@ -42,6 +43,9 @@ pub struct Sandbox {
     /// The window manager running in it, if one was asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wm: Option<String>,
+    /// A Wayland sandbox's compositor (no X server runs then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wayland: Option<Compositor>,
     /// Unix seconds.
     pub started: u64,
     /// Xvfb, dbus-daemon, at-spi-bus-launcher; the first leads the process group.
@@ -52,6 +56,21 @@ fn one() -> u32 {
     1
 }
 
+/// Where a Wayland sandbox's compositor listens, and the folder it keeps them in.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Compositor {
+    /// `sway`.
+    pub name: String,
+    /// The display socket's absolute path (what `WAYLAND_DISPLAY` holds).
+    pub socket: PathBuf,
+    /// The compositor's IPC socket (`SWAYSOCK`).
+    pub ipc: PathBuf,
+    /// Its runtime folder, removed with the sandbox.
+    pub folder: PathBuf,
+}
+
+/// Wayland sandboxes are numbered from here, so no X server's display number meets them.
+const FIRST_WAYLAND: u32 = 500;
 /// How to start a sandbox.
 #[derive(Clone, Debug)]
 pub struct UpOptions {
@@ -61,6 +80,8 @@ pub struct UpOptions {
     pub outputs: u32,
     /// Start a window manager (openbox): minimizing, maximizing and full screen need one.
     pub wm: bool,
+    /// A Wayland compositor (sway, headless) instead of Xvfb.
+    pub wayland: bool,
     pub timeout: Duration,
 }
 
@@ -70,6 +91,7 @@ impl Default for UpOptions {
             size: "1280x800x24".into(),
             outputs: 1,
             wm: false,
+            wayland: false,
             timeout: Duration::from_secs(10),
         }
     }
@@ -89,15 +111,44 @@ impl Sandbox {
     /// The accessibility bus is not in it: the sandbox's X root window (`AT_SPI_BUS`) and
     /// session bus (`org.a11y.Bus`) lead every toolkit there, while Qt 6 connects but never
     /// registers when `AT_SPI_BUS_ADDRESS` is set ([`UNSET`] lists it for removal).
+    ///
+    /// A Wayland sandbox gives the compositor's socket by its absolute path and tells GTK and
+    /// Qt to use it; GTK 3 also wants *some* `XDG_RUNTIME_DIR`, given where none is set.
     pub fn env(&self) -> Vec<(&'static str, String)> {
-        let mut env = vec![
-            ("DISPLAY", self.display_name()),
-            ("XAUTHORITY", self.xauthority.display().to_string()),
+        let mut env = match &self.wayland {
+            None => vec![
+                ("DISPLAY", self.display_name()),
+                ("XAUTHORITY", self.xauthority.display().to_string()),
+            ],
+            Some(c) => {
+                let mut env = vec![
+                    ("WAYLAND_DISPLAY", c.socket.display().to_string()),
+                    ("SWAYSOCK", c.ipc.display().to_string()),
+                    ("XDG_SESSION_TYPE", "wayland".into()),
+                    ("GDK_BACKEND", "wayland".into()),
+                    ("QT_QPA_PLATFORM", "wayland".into()),
+                ];
+                if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+                    env.push(("XDG_RUNTIME_DIR", runtime_root().display().to_string()));
+                }
+                env
+            }
+        };
+        env.extend([
             ("DBUS_SESSION_BUS_ADDRESS", self.bus_address.clone()),
             ("DESKTOP_CLI_SANDBOX", self.display.to_string()),
-        ];
+        ]);
         env.extend(toolkit_env());
         env
+    }
+
+    /// Variables of the surrounding desktop a program in this sandbox must not see: an
+    /// accessibility bus address ([`UNSET`]), and in a Wayland sandbox any X display.
+    pub fn unset(&self) -> &'static [&'static str] {
+        match self.wayland {
+            None => UNSET,
+            Some(_) => &["AT_SPI_BUS_ADDRESS", "DISPLAY", "XAUTHORITY"],
+        }
     }
 
     /// Starts `cmd` in this sandbox's process group, so `down` stops it too; in a group of
@@ -128,6 +179,9 @@ impl Sandbox {
     pub fn stop(&self) {
         procs::terminate(&self.procs, self.procs.first(), Duration::from_secs(2));
         let _ = fs::remove_dir_all(&self.dir);
+        if let Some(c) = &self.wayland {
+            let _ = fs::remove_dir_all(&c.folder);
+        }
     }
 
     fn save(&self) -> Result<()> {
@@ -174,13 +228,19 @@ pub fn toolkit_env() -> Vec<(&'static str, String)> {
 }
 
 /// This user's runtime directory for desktop-cli (not persistent state): sandboxes, ref maps.
+///
+/// Without `XDG_RUNTIME_DIR` it is a private folder in the temporary directory; a Wayland
+/// sandbox hands that folder to its programs as their `XDG_RUNTIME_DIR` (GTK needs one), so
+/// a runtime directory that *is* that folder is taken as is.
 pub fn runtime_root() -> PathBuf {
+    let fallback = std::env::temp_dir().join(format!(
+        "desktop-cli-{}",
+        rustix::process::getuid().as_raw()
+    ));
     match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| Path::new(d).is_dir()) {
+        Some(dir) if Path::new(&dir) == fallback => fallback,
         Some(dir) => PathBuf::from(dir).join("desktop-cli"),
-        None => std::env::temp_dir().join(format!(
-            "desktop-cli-{}",
-            rustix::process::getuid().as_raw()
-        )),
+        None => fallback,
     }
 }
 
@@ -312,12 +372,6 @@ async fn start_all(
             .map_err(|e| io_error("cannot create a log", &path, e))
     };
 
-    // X server: a random cookie so no other local user can read or drive the screen;
-    // -displayfd lets Xvfb claim the first free display itself, with no race.
-    let cookie = random_cookie()?;
-    let xauth = dir.join("Xauthority");
-    write_xauthority(&xauth, &cookie)
-        .map_err(|e| io_error("cannot write Xauthority", &xauth, e))?;
     let dims: Vec<u32> = opts
         .size
         .split('x')
@@ -329,44 +383,15 @@ async fn start_all(
         _ => return Err(Error::invalid_args(format!("bad size {}", opts.size))),
     };
     let outputs = opts.outputs.clamp(1, 8);
-    let screen = format!("{}x{h}x{depth}", w * outputs);
-    let xvfb = clean(Command::new(XVFB))
-        .args([
-            "-displayfd",
-            "1",
-            "-screen",
-            "0",
-            &screen,
-            "-noreset",
-            "-nolisten",
-            "tcp",
-        ])
-        .arg("-auth")
-        .arg(&xauth)
-        .stdin(Stdio::null())
-        .stdout(log("display")?)
-        .stderr(log("xvfb")?)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| missing(XVFB, &e))?;
-    let pgid = xvfb.id();
-    started.push(record("Xvfb", pgid)?);
-    let xvfb_proc = started[0].clone();
-    let display_log = dir.join("display.log");
-    let display = wait_for(
-        deadline,
-        "Xvfb to report its display",
-        || {
-            let text = fs::read_to_string(&display_log).ok()?;
-            text.ends_with('\n')
-                .then(|| text.trim().parse::<u32>().ok())
-                .flatten()
-        },
-        || xvfb_proc.alive(),
-        dir.join("xvfb.log"),
-    )
-    .await?;
-    let pgid = i32::try_from(pgid).map_err(|_| Error::internal("pid out of range"))?;
+    let (display, server) = if opts.wayland {
+        let (display, c) = start_compositor(dir, outputs, (w, h), deadline, started, &log).await?;
+        (display, Server::Wayland(c))
+    } else {
+        let (display, xauth, cookie) =
+            start_x(dir, (w * outputs, h, depth), deadline, started, &log).await?;
+        (display, Server::X { xauth, cookie })
+    };
+    let pgid = i32::try_from(started[0].pid).map_err(|_| Error::internal("pid out of range"))?;
 
     // Private session bus on a socket inside the sandbox directory.
     let bus_path = dir.join("bus");
@@ -404,10 +429,21 @@ async fn start_all(
             )
         })?;
     let display_name = format!(":{display}");
+    let mut shared: Vec<(&str, String)> = match &server {
+        Server::X { xauth, .. } => vec![
+            ("DISPLAY", display_name.clone()),
+            ("XAUTHORITY", xauth.display().to_string()),
+        ],
+        Server::Wayland(c) => vec![
+            ("WAYLAND_DISPLAY", c.socket.display().to_string()),
+            ("XDG_SESSION_TYPE", "wayland".into()),
+            ("GDK_BACKEND", "wayland".into()),
+            ("QT_QPA_PLATFORM", "wayland".into()),
+        ],
+    };
     let atspi = clean(Command::new(launcher))
         .arg("--launch-immediately")
-        .env("DISPLAY", &display_name)
-        .env("XAUTHORITY", &xauth)
+        .envs(shared.iter().map(|(k, v)| (k, v)))
         .env("DBUS_SESSION_BUS_ADDRESS", &bus_address)
         .env("XDG_RUNTIME_DIR", dir)
         .stdin(Stdio::null())
@@ -418,7 +454,7 @@ async fn start_all(
         .map_err(|e| missing(launcher, &e))?;
     started.push(record("at-spi-bus-launcher", atspi.id())?);
     // The Child handles are dropped without waiting: the processes must outlive us.
-    drop((xvfb, dbus, atspi));
+    drop((dbus, atspi));
 
     let a11y_bus_address = crate::session::enable_accessibility(&bus_address, deadline)
         .await
@@ -429,18 +465,26 @@ async fn start_all(
             )
             .detail(fs::read_to_string(dir.join("at-spi-err.log")).unwrap_or_default())
         })?;
-    crate::x11::wait_for_root_property(&display_name, &cookie, "AT_SPI_BUS", deadline).await?;
-    let mut shared = vec![
-        ("DISPLAY", display_name.clone()),
-        ("XAUTHORITY", xauth.display().to_string()),
-    ];
+    if let Server::X { cookie, .. } = &server {
+        crate::x11::wait_for_root_property(&display_name, cookie, "AT_SPI_BUS", deadline).await?;
+    }
     shared.extend(toolkit_env());
     // Best effort: a sandbox whose activated services cannot show windows still works.
     let _ = crate::session::share_environment(&bus_address, &shared).await;
-    if outputs > 1 {
-        crate::x11::X::connect_with_cookie(&display_name, &cookie)?.split_screen(outputs, w, h)?;
-    }
-    let wm = if opts.wm {
+    let (xauth, wayland) = match server {
+        Server::X { xauth, cookie } => {
+            if outputs > 1 {
+                crate::x11::X::connect_with_cookie(&display_name, &cookie)?
+                    .split_screen(outputs, w, h)?;
+            }
+            (xauth, None)
+        }
+        // The compositor manages windows itself.
+        Server::Wayland(c) => (PathBuf::new(), Some(c)),
+    };
+    let wm = if let Some(c) = &wayland {
+        Some(c.name.clone())
+    } else if opts.wm {
         let wm = clean(Command::new(WM))
             .args(["--sm-disable"])
             .env("DISPLAY", &display_name)
@@ -457,6 +501,7 @@ async fn start_all(
         started.push(record(WM, wm.id())?);
         drop(wm);
         let wm_proc = started[started.len() - 1].clone();
+        let cookie = read_cookie(&xauth).unwrap_or_default();
         let x = crate::x11::X::connect_with_cookie(&display_name, &cookie)?;
         wait_for(
             deadline,
@@ -479,6 +524,7 @@ async fn start_all(
         size: format!("{w}x{h}"),
         outputs,
         wm,
+        wayland,
         started: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
@@ -486,6 +532,135 @@ async fn start_all(
     };
     sandbox.save()?;
     Ok(sandbox)
+}
+
+/// What shows the sandbox's windows.
+enum Server {
+    X { xauth: PathBuf, cookie: [u8; 16] },
+    Wayland(Compositor),
+}
+
+type Log<'a> = &'a dyn Fn(&str) -> Result<Stdio>;
+
+/// Xvfb on the first free display (it claims it itself: `-displayfd`, no race), with a
+/// random cookie so no other local user can read or drive the screen.
+async fn start_x(
+    dir: &Path,
+    (w, h, depth): (u32, u32, u32),
+    deadline: Instant,
+    started: &mut Vec<Proc>,
+    log: Log<'_>,
+) -> Result<(u32, PathBuf, [u8; 16])> {
+    let cookie = random_cookie()?;
+    let xauth = dir.join("Xauthority");
+    write_xauthority(&xauth, &cookie)
+        .map_err(|e| io_error("cannot write Xauthority", &xauth, e))?;
+    let screen = format!("{w}x{h}x{depth}");
+    let xvfb = clean(Command::new(XVFB))
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            &screen,
+            "-noreset",
+            "-nolisten",
+            "tcp",
+        ])
+        .arg("-auth")
+        .arg(&xauth)
+        .stdin(Stdio::null())
+        .stdout(log("display")?)
+        .stderr(log("xvfb")?)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| missing(XVFB, &e))?;
+    started.push(record("Xvfb", xvfb.id())?);
+    drop(xvfb);
+    let xvfb_proc = started[0].clone();
+    let display_log = dir.join("display.log");
+    let display = wait_for(
+        deadline,
+        "Xvfb to report its display",
+        || {
+            let text = fs::read_to_string(&display_log).ok()?;
+            text.ends_with('\n')
+                .then(|| text.trim().parse::<u32>().ok())
+                .flatten()
+        },
+        || xvfb_proc.alive(),
+        dir.join("xvfb.log"),
+    )
+    .await?;
+    Ok((display, xauth, cookie))
+}
+
+/// The headless compositor, numbered past every X display and recorded sandbox, up when
+/// its sockets exist and it answers on IPC with its outputs made.
+async fn start_compositor(
+    dir: &Path,
+    outputs: u32,
+    (w, h): (u32, u32),
+    deadline: Instant,
+    started: &mut Vec<Proc>,
+    log: Log<'_>,
+) -> Result<(u32, Compositor)> {
+    let taken: Vec<u32> = all().iter().map(|s| s.display).collect();
+    let display = (FIRST_WAYLAND..)
+        .find(|n| !taken.contains(n))
+        .unwrap_or(FIRST_WAYLAND);
+    let folder = crate::compositor::folder();
+    let mut cmd = crate::compositor::command(&folder, outputs, w, h)?;
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(log("compositor")?)
+        .stderr(log("compositor-err")?)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| {
+            let _ = fs::remove_dir_all(&folder);
+            Error::new(ErrorCode::SandboxFailed, format!("cannot start sway: {e}"))
+                .suggest("Install sway (scripts/install-deps.sh installs it)")
+        })?;
+    started.push(record("sway", child.id())?);
+    drop(child);
+    let proc = started[0].clone();
+    let err_log = dir.join("compositor-err.log");
+    let sockets = wait_for(
+        deadline,
+        "the compositor's sockets",
+        || crate::compositor::sockets(&folder),
+        || proc.alive(),
+        err_log.clone(),
+    )
+    .await;
+    let sockets = match sockets {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&folder);
+            return Err(e);
+        }
+    };
+    let c = Compositor {
+        name: crate::compositor::SWAY.into(),
+        socket: sockets.wayland,
+        ipc: sockets.ipc,
+        folder,
+    };
+    let ipc = c.ipc.clone();
+    let ready = wait_for(
+        deadline,
+        "the compositor's outputs",
+        || (crate::wayland::outputs_at(&ipc).ok()?.len() as u32 >= outputs).then_some(()),
+        || proc.alive(),
+        err_log,
+    )
+    .await;
+    if let Err(e) = ready {
+        let _ = fs::remove_dir_all(&c.folder);
+        return Err(e);
+    }
+    Ok((display, c))
 }
 
 /// A command without the desktop variables of whatever started us: a sandbox's helpers
