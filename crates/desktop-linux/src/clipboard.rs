@@ -263,7 +263,12 @@ pub fn hand_over(text: &str, mut holder: std::process::Command, timeout: Duratio
     use std::io::{Read as _, Write as _};
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
-    X::connect()?;
+    // The display must be there before a holder is started for it.
+    if crate::is_wayland() {
+        crate::wayland::Client::connect()?;
+    } else {
+        X::connect()?;
+    }
     holder
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

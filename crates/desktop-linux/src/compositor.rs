@@ -90,7 +90,10 @@ pub fn command(dir: &Path, outputs: u32, w: u32, h: u32) -> Result<Command> {
         cmd.uid(uid).gid(gid);
     }
     cmd.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()))
+        .env(
+            "PATH",
+            std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
+        )
         .env("XDG_RUNTIME_DIR", dir)
         .env("HOME", dir)
         .env("WLR_BACKENDS", "headless")
@@ -125,7 +128,12 @@ fn system_user() -> Result<(u32, u32)> {
         return Ok(ids);
     }
     let out = Command::new("useradd")
-        .args(["--system", "--no-create-home", "--shell", "/usr/sbin/nologin"])
+        .args([
+            "--system",
+            "--no-create-home",
+            "--shell",
+            "/usr/sbin/nologin",
+        ])
         .args(["--comment", "desktop-cli sandbox compositor", USER])
         .output()
         .map_err(|e| {
@@ -161,7 +169,10 @@ mod tests {
         assert!(c.contains("output HEADLESS-1 resolution 1280x800 position 0 0"));
         assert!(c.contains("output HEADLESS-2 resolution 1280x800 position 1280 0"));
         assert!(c.contains("xwayland disable"));
-        assert!(!c.contains("bindsym"), "no key may be taken by the compositor");
+        assert!(
+            !c.contains("bindsym"),
+            "no key may be taken by the compositor"
+        );
     }
 
     #[test]

@@ -177,28 +177,34 @@ impl Desktop for LinuxDesktop {
     /// The monitors RandR reports (all parts of the one root window, one pixel a unit),
     /// else the root window; none without X.
     fn displays(&self) -> Vec<desktop_core::backend::Display> {
-        self.x
-            .as_ref()
-            .map(crate::x11::X::displays)
-            .unwrap_or_default()
+        match (&self.x, &self.wl) {
+            (Some(x), _) => x.displays(),
+            (None, Some(wl)) => wl.displays(),
+            (None, None) => Vec::new(),
+        }
     }
 
+    /// Where the pointer is; Wayland tells no client that.
     fn pointer(&self) -> Option<(i32, i32)> {
         self.x.as_ref()?.pointer().ok()
     }
 
     fn raise(&self, window_id: u64) -> Result<()> {
-        let x = self.x.as_ref().ok_or_else(crate::x11::no_display)?;
         let id = u32::try_from(window_id)
-            .map_err(|_| Error::invalid_args(format!("{window_id} is not an X11 window id")))?;
-        x.raise(id)
+            .map_err(|_| Error::invalid_args(format!("{window_id} is not a window id")))?;
+        match (&self.x, &self.wl) {
+            (Some(x), _) => x.raise(id),
+            (None, Some(wl)) => wl.raise_and_focus(id),
+            (None, None) => Err(crate::x11::no_display()),
+        }
     }
 
     async fn capture(&self, area: Rect) -> Result<Capture> {
-        self.x
-            .as_ref()
-            .ok_or_else(crate::x11::no_display)?
-            .capture(area)
+        match (&self.x, &self.wl) {
+            (Some(x), _) => x.capture(area),
+            (None, Some(wl)) => crate::wayland::capture::capture(&wl.client, &wl.displays(), area),
+            (None, None) => Err(crate::x11::no_display()),
+        }
     }
 
     fn refs_path(&self) -> PathBuf {
@@ -206,6 +212,7 @@ impl Desktop for LinuxDesktop {
     }
 
     fn screen_changes(&self) -> Option<std::sync::mpsc::Receiver<()>> {
+        self.x.as_ref()?;
         crate::damage::watch().ok()
     }
 
@@ -283,8 +290,10 @@ async fn read_window_with(
         skip_pass_through: !filters.full,
     };
     let (app, timeout) = (window.app.clone(), d.timeout);
-    // GTK 4 reports boxes from its window's corner: moved to the screen's.
-    let shift = stats.window_relative.then_some(window.bounds).flatten();
+    // GTK 4 reports boxes from its window's corner, and every toolkit on Wayland (which
+    // tells no client where its window is): moved to the screen's.
+    let relative = stats.window_relative || d.wl.is_some();
+    let shift = relative.then_some(window.bounds).flatten();
     let walked = Walked {
         window,
         children: root.children,

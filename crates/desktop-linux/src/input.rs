@@ -232,24 +232,10 @@ impl X {
         self.fake(BUTTON_RELEASE, x_button(button), 0, 0)?;
         self.sync()
     }
-
-    /// The center of `r`, refusing rectangles that are not on screen.
-    pub fn click_point(&self, r: Rect) -> Result<(i32, i32)> {
-        let (x, y) = r.center();
-        self.check_on_screen(x, y).map_err(|e| {
-            Error::new(
-                ErrorCode::NotInteractable,
-                format!("the element's center ({x},{y}) is off screen"),
-            )
-            .suggest("Scroll it into view first")
-            .detail(e.message)
-        })?;
-        Ok((x, y))
-    }
 }
 
 /// The keyboard map, and keys bound on the fly for characters it lacks.
-pub struct Keyboard<'a> {
+pub struct XKeyboard<'a> {
     x: &'a X,
     min_keycode: u8,
     per_keycode: usize,
@@ -259,16 +245,16 @@ pub struct Keyboard<'a> {
     bound: HashMap<u32, u8>,
 }
 
-impl std::fmt::Debug for Keyboard<'_> {
+impl std::fmt::Debug for XKeyboard<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Keyboard")
+        f.debug_struct("XKeyboard")
             .field("spare", &self.spare.len())
             .finish()
     }
 }
 
-impl<'a> Keyboard<'a> {
-    pub fn new(x: &'a X) -> Result<Keyboard<'a>> {
+impl<'a> XKeyboard<'a> {
+    pub fn new(x: &'a X) -> Result<XKeyboard<'a>> {
         let setup = x.conn.setup();
         let (min, max) = (setup.min_keycode, setup.max_keycode);
         let reply = x
@@ -286,7 +272,7 @@ impl<'a> Keyboard<'a> {
             .map(|(i, _)| min + i as u8)
             .rev()
             .collect();
-        Ok(Keyboard {
+        Ok(XKeyboard {
             x,
             min_keycode: min,
             per_keycode: per,
@@ -505,7 +491,7 @@ impl<'a> Keyboard<'a> {
     }
 }
 
-impl Drop for Keyboard<'_> {
+impl Drop for XKeyboard<'_> {
     fn drop(&mut self) {
         let _ = self.restore();
     }
@@ -531,7 +517,7 @@ pub fn keysym_for_char(c: char) -> u32 {
     }
 }
 
-fn modifier_keysym(m: Modifier) -> u32 {
+pub(crate) fn modifier_keysym(m: Modifier) -> u32 {
     match m {
         Modifier::Ctrl => 0xffe3,
         Modifier::Shift => SHIFT_L,
@@ -543,7 +529,7 @@ fn modifier_keysym(m: Modifier) -> u32 {
 }
 
 /// The X keysym of a key without a character.
-fn named_keysym(key: NamedKey) -> u32 {
+pub(crate) fn named_keysym(key: NamedKey) -> u32 {
     match key {
         NamedKey::Enter => 0xff0d,
         NamedKey::Tab => 0xff09,

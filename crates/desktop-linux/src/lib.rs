@@ -27,6 +27,7 @@ mod launch;
 mod ping;
 mod procs;
 pub mod sandbox;
+mod seat;
 mod session;
 mod showing;
 mod tree;
@@ -42,14 +43,19 @@ pub use diagnose::{checks as doctor_checks, sandboxes as running_sandboxes};
 pub use keeper::{ensure as ensure_keeper, run as run_keeper};
 pub use session::adopt_sandbox;
 
-/// The CLIPBOARD selection as text.
+/// The clipboard as text: the CLIPBOARD selection on X11, the data-control selection on
+/// Wayland.
 pub mod clipboard_text {
+    use crate::wayland::{clipboard as wl, Client};
     use crate::x11::X;
     use desktop_core::Result;
     use std::time::Duration;
 
     /// The clipboard's text, `None` when empty; never takes the clipboard from its owner.
     pub fn get(timeout: Duration) -> Result<Option<String>> {
+        if crate::is_wayland() {
+            return wl::get(&Client::connect()?, timeout);
+        }
         crate::clipboard::get(&X::connect()?, timeout)
     }
 
@@ -59,11 +65,17 @@ pub mod clipboard_text {
     }
 
     pub fn clear() -> Result<()> {
+        if crate::is_wayland() {
+            return wl::clear(&Client::connect()?);
+        }
         crate::clipboard::clear(&X::connect()?)
     }
 
     /// The holder's life: serve `text` until another client takes the clipboard.
     pub fn serve(text: &str, ready: impl FnOnce()) -> Result<()> {
+        if crate::is_wayland() {
+            return wl::serve(&Client::connect()?, text, ready);
+        }
         crate::clipboard::serve(&X::connect()?, text, ready)
     }
 }
@@ -81,6 +93,8 @@ pub struct LinuxDesktop {
     /// The accessibility bus's address (identities and the keeper are per bus).
     pub(crate) address: String,
     pub(crate) x: Option<X>,
+    /// A Wayland session's display and compositor (then `x` is `None`).
+    pub(crate) wl: Option<wayland::Wl>,
     pub(crate) timeout: Duration,
     /// This process switched `org.a11y.Status.IsEnabled` on (apps started earlier may
     /// need a restart to expose their trees).
@@ -143,7 +157,30 @@ pub(crate) fn stopped_error(app: &str, pid: u32) -> Error {
     .suggest("Continue it (kill -CONT, or leave the debugger), then retry")
 }
 
+/// Whether this process runs in a Wayland session (`WAYLAND_DISPLAY` is set).
+pub fn is_wayland() -> bool {
+    std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty())
+}
+
 impl LinuxDesktop {
+    /// The top-level windows as the window system shows them, bottom of the stack first.
+    pub(crate) fn tops(&self) -> Result<Vec<x11::XWindow>> {
+        match (&self.x, &self.wl) {
+            (Some(x), _) => x.windows(),
+            (None, Some(wl)) => wl.windows(),
+            (None, None) => Ok(Vec::new()),
+        }
+    }
+
+    /// The whole screen's box, where the window system tells it.
+    pub(crate) fn screen_box(&self) -> Option<desktop_core::Rect> {
+        match (&self.x, &self.wl) {
+            (Some(x), _) => Some(x.screen),
+            (None, Some(wl)) => Some(wl.screen()),
+            (None, None) => None,
+        }
+    }
+
     /// Whether connecting switched accessibility on (apps started before may need a restart).
     pub fn enabled_now(&self) -> bool {
         self.enabled_now
@@ -164,11 +201,12 @@ impl LinuxDesktop {
     /// accessibility on if it is off. Every step is bounded by `timeout`.
     pub async fn connect(timeout: Duration) -> Result<Self> {
         let t = Instant::now();
-        let wayland = std::env::var_os("WAYLAND_DISPLAY").is_some();
-        let x = match X::connect() {
-            Ok(x) => Some(x),
-            Err(e) if !wayland => return Err(e),
-            Err(_) => None,
+        // A Wayland session is driven as one even where Xwayland offers an X display: X
+        // would see only the X clients, and place nothing else.
+        let (x, wl) = if is_wayland() {
+            (None, Some(wayland::Wl::connect()?))
+        } else {
+            (Some(X::connect()?), None)
         };
         let (addr, enabled) = tokio::join!(
             session::a11y_address(x.as_ref(), timeout),
@@ -182,6 +220,7 @@ impl LinuxDesktop {
         Ok(Self {
             bus,
             x,
+            wl,
             timeout,
             enabled_now: enabled.unwrap_or(false),
             connect_ms: t.elapsed().as_secs_f64() * 1000.0,
@@ -194,7 +233,7 @@ impl LinuxDesktop {
     /// How far a read of `window` goes: its cells in view (the window's box on screen) and
     /// a time budget of one call timeout.
     pub(crate) fn limits(&self, window: &WindowInfo) -> tree::Limits {
-        let screen = self.x.as_ref().map(|x| x.screen);
+        let screen = self.screen_box();
         let view = match (window.bounds, screen) {
             (Some(w), Some(s)) => Some(w.intersection(&s).unwrap_or(w)),
             (w, s) => w.or(s),
@@ -232,11 +271,12 @@ impl LinuxDesktop {
     /// All windows, joined with X, narrowed to what `target` can match. `budget` bounds
     /// each app's answer when the caller only browses.
     async fn all_windows(&self, target: &Target, budget: Option<Duration>) -> Result<WindowList> {
-        let xwins = match &self.x {
-            Some(x) => x.windows()?,
-            None => Vec::new(),
+        let xwins = self.tops()?;
+        let focused = match (&self.x, &self.wl) {
+            (Some(x), _) => x.focused(&xwins),
+            (None, Some(wl)) => wl.focused(&xwins),
+            (None, None) => None,
         };
-        let focused = self.x.as_ref().and_then(|x| x.focused(&xwins));
         // A window id or pid narrows the apps to ask before any app is asked anything; so
         // does an empty target (the focused window's app).
         let pid_of = |id: u64| xwins.iter().find(|w| u64::from(w.id) == id)?.pid;

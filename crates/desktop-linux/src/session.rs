@@ -19,7 +19,9 @@ const A11Y_STATUS: &str = "org.a11y.Status";
 /// Must run before any thread starts: it sets environment variables of this process.
 pub fn adopt_sandbox() -> Result<Option<Sandbox>> {
     let asked = std::env::var_os("DESKTOP_CLI_SANDBOX").is_some();
-    let has_display = std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty());
+    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var(v).is_ok_and(|d| !d.is_empty()));
     if has_display && !asked {
         return Ok(None);
     }
@@ -47,6 +49,12 @@ pub fn adopt_sandbox() -> Result<Option<Sandbox>> {
     let Some(sandbox) = sandbox::current() else {
         return Ok(None);
     };
+    for key in sandbox.unset() {
+        std::env::remove_var(key);
+    }
+    if sandbox.wayland.is_none() {
+        std::env::remove_var("WAYLAND_DISPLAY");
+    }
     for (key, value) in sandbox.env() {
         std::env::set_var(key, value);
     }

@@ -327,6 +327,10 @@ pub enum SandboxCmd {
         /// need.
         #[arg(long)]
         wm: bool,
+        /// A Wayland desktop instead of X11: a headless compositor (sway), which manages
+        /// the windows itself; programs started in it use Wayland (GTK, Qt, Chromium).
+        #[arg(long)]
+        wayland: bool,
     },
     /// Stop a sandbox and everything it started.
     Down {

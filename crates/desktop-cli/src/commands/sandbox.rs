@@ -9,7 +9,12 @@ use std::process::Command;
 
 pub async fn run(_g: &Global, out: Out, cmd: SandboxCmd) -> i32 {
     match cmd {
-        SandboxCmd::Up { size, outputs, wm } => match up(&size, outputs, wm).await {
+        SandboxCmd::Up {
+            size,
+            outputs,
+            wm,
+            wayland,
+        } => match up(&size, outputs, wm, wayland).await {
             Ok(s) => {
                 notice(&format!("sandbox :{} is up; use it from a shell with: eval \"$(desktop-cli sandbox env)\"", s.display));
                 out.ok("sandbox-up", describe(&s))
@@ -68,7 +73,7 @@ pub async fn run(_g: &Global, out: Out, cmd: SandboxCmd) -> i32 {
     }
 }
 
-async fn up(size: &str, outputs: u32, wm: bool) -> Result<Sandbox> {
+async fn up(size: &str, outputs: u32, wm: bool, wayland: bool) -> Result<Sandbox> {
     let size = normalize_size(size)?;
     let width: u32 = size
         .split('x')
@@ -85,6 +90,7 @@ async fn up(size: &str, outputs: u32, wm: bool) -> Result<Sandbox> {
         size,
         outputs,
         wm,
+        wayland,
         ..UpOptions::default()
     })
     .await
@@ -148,6 +154,7 @@ fn describe(s: &Sandbox) -> Value {
         "size": s.size,
         "outputs": s.outputs,
         "wm": s.wm,
+        "wayland": s.wayland.as_ref().map(|c| &c.socket),
         "running": s.alive(),
         "dir": s.dir,
         "a11y_bus": s.a11y_bus_address,
@@ -161,9 +168,7 @@ fn shell_exports(s: &Sandbox) -> String {
         .env()
         .into_iter()
         .map(|(k, v)| format!("export {k}='{}'\n", v.replace('\'', r"'\''")));
-    let unsets = desktop_linux::sandbox::UNSET
-        .iter()
-        .map(|k| format!("unset {k}\n"));
+    let unsets = s.unset().iter().map(|k| format!("unset {k}\n"));
     exports.chain(unsets).collect()
 }
 
@@ -195,19 +200,17 @@ async fn run_in(
                 .suggest("Start one first with `desktop-cli sandbox up`"),
             )
         }
-        None => match up("1280x800x24", 1, false).await {
+        None => match up("1280x800x24", 1, false, false).await {
             Ok(s) => (s, true),
             Err(e) => return out.err("sandbox-run", &e),
         },
     };
     let mut command = Command::new(&cmd[0]);
-    command
-        .args(&cmd[1..])
-        .env_remove("WAYLAND_DISPLAY")
-        .envs(sb.env());
-    for var in desktop_linux::sandbox::UNSET {
+    command.args(&cmd[1..]).env_remove("WAYLAND_DISPLAY");
+    for var in sb.unset() {
         command.env_remove(var);
     }
+    command.envs(sb.env());
     if detach {
         command.stdin(std::process::Stdio::null());
         command.stdout(sb.app_log());

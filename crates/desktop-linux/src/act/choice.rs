@@ -222,7 +222,7 @@ impl LinuxDesktop {
                 self.settle_at(x, y).await?;
                 tokio::time::sleep(Duration::from_millis(120)).await;
                 keys.push(Combo::parse("Return")?);
-                let mut kb = crate::input::Keyboard::new(xc)?;
+                let mut kb = crate::seat::Keyboard::new(xc)?;
                 for k in &keys {
                     kb.press(k)?;
                 }

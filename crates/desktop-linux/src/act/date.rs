@@ -269,7 +269,7 @@ impl LinuxDesktop {
             let Some((start, len)) = part_span(&text, i) else {
                 break; // the text lost a separator: the read back below says so
             };
-            let mut kb = crate::input::Keyboard::new(self.x()?)?;
+            let mut kb = crate::seat::Keyboard::new(self.x()?)?;
             kb.press(&home)?;
             for _ in 0..start {
                 kb.press(&right)?;
@@ -350,7 +350,7 @@ impl LinuxDesktop {
             if self.deliver_focus(&seg).await? == Route::Input {
                 route = Route::Input;
             }
-            let mut kb = crate::input::Keyboard::new(self.x()?)?;
+            let mut kb = crate::seat::Keyboard::new(self.x()?)?;
             kb.type_text(&fill.keys, std::time::Duration::ZERO)?;
             drop(kb);
             self.consumed(live.window_id, &live.app)?;

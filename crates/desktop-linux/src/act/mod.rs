@@ -129,14 +129,17 @@ fn click_expectation(n: &Node) -> Expect {
 }
 
 impl LinuxDesktop {
-    fn x(&self) -> Result<&crate::x11::X> {
-        self.x.as_ref().ok_or_else(|| {
-            Error::new(
+    /// Where synthesized input goes: the X display, or the Wayland compositor.
+    pub(crate) fn x(&self) -> Result<crate::seat::Seat<'_>> {
+        match (&self.x, &self.wl) {
+            (Some(x), _) => Ok(crate::seat::Seat::X(x)),
+            (None, Some(w)) => Ok(crate::seat::Seat::Wayland(w)),
+            (None, None) => Err(Error::new(
                 ErrorCode::PlatformNotSupported,
-                "synthesized input needs an X11 display",
+                "synthesized input needs a display (X11 or Wayland)",
             )
-            .suggest("Run under X11 (or Xwayland with DISPLAY set), e.g. in a headless sandbox")
-        })
+            .suggest("Set DISPLAY or WAYLAND_DISPLAY, or use a headless sandbox")),
+        }
     }
 
     async fn action_names(&self, live: &Live) -> Result<Vec<String>> {
@@ -266,7 +269,7 @@ impl LinuxDesktop {
         } else {
             let (x, y) = self.input_point(live)?;
             let xc = self.x()?;
-            crate::input::Keyboard::new(xc)?
+            crate::seat::Keyboard::new(xc)?
                 .holding(modifiers, |xc| xc.click(x, y, button, count))?;
             Route::Input
         };
@@ -373,7 +376,7 @@ impl LinuxDesktop {
     /// view before acting on it, as a person would scroll to it; says whether it did. The
     /// app scrolls on its next frame: the element is read back until it shows.
     pub async fn into_view_first(&self, live: &mut Live) -> Result<bool> {
-        let screen = self.x.as_ref().map(|x| x.screen);
+        let screen = self.screen_box();
         let in_view = |n: &Node| {
             n.states.contains(States::SHOWING)
                 && n.bounds
@@ -437,12 +440,9 @@ impl LinuxDesktop {
             )
             .suggest("Turn the wheel over its container instead"));
         };
-        let screen = self.x.as_ref().map(|x| x.screen).unwrap_or(Rect::new(
-            i32::MIN / 2,
-            i32::MIN / 2,
-            i32::MAX,
-            i32::MAX,
-        ));
+        let screen =
+            self.screen_box()
+                .unwrap_or(Rect::new(i32::MIN / 2, i32::MIN / 2, i32::MAX, i32::MAX));
         let mut r = self
             .finish(
                 live,

@@ -189,7 +189,7 @@ impl LinuxDesktop {
         let Some(item) = pick else {
             let names: Vec<&str> = items.iter().map(|i| i.name.as_str()).collect();
             // Close the popup again, leaving the combo as it was.
-            crate::input::Keyboard::new(xc)?.press(&Combo::parse("Escape")?)?;
+            crate::seat::Keyboard::new(xc)?.press(&Combo::parse("Escape")?)?;
             self.settle_at(x, y).await?;
             return Err(Error::new(
                 ErrorCode::ElementNotFound,
@@ -213,7 +213,7 @@ impl LinuxDesktop {
         let step = if to >= from { "Down" } else { "Up" };
         let mut keys = vec![Combo::parse(step)?; from.abs_diff(to)];
         keys.push(Combo::parse("Return")?);
-        let mut kb = crate::input::Keyboard::new(xc)?;
+        let mut kb = crate::seat::Keyboard::new(xc)?;
         for k in &keys {
             kb.press(k)?;
         }

@@ -2,7 +2,7 @@
 //! element by id or text, a screen point, a window), and handed to the action's own code.
 
 use super::{text::TypeOptions, Live};
-use crate::input::Keyboard;
+use crate::seat::Keyboard;
 use crate::LinuxDesktop;
 use desktop_core::action::{ActionResult, Effect, Route};
 use desktop_core::keys::Modifier;
@@ -68,7 +68,8 @@ impl LinuxDesktop {
                     xc.raise_and_focus(id)?;
                 }
                 let (cx, cy) = b.center();
-                let at = (cx.clamp(0, xc.screen.w - 1), cy.clamp(0, xc.screen.h - 1));
+                let s = xc.screen();
+                let at = (cx.clamp(s.x, s.x + s.w - 1), cy.clamp(s.y, s.y + s.h - 1));
                 self.wheel(
                     ActionResult::new("scroll", Route::Input),
                     at,

@@ -125,22 +125,24 @@ impl LinuxDesktop {
     ) -> Live {
         let toolkit = self.toolkit_of(node.handle.owner()).await;
         let mut node = node;
-        if toolkit.eq_ignore_ascii_case("GTK") {
-            // GTK 4 reports boxes from its window's corner: moved to the screen's.
-            let version = self
-                .bus
-                .string_property(node.handle.owner(), ROOT_PATH, APPLICATION, "Version")
-                .await
-                .unwrap_or_default();
-            let origin = window_id.and_then(|id| {
-                let tops = self.x.as_ref()?.windows().ok()?;
-                tops.iter()
-                    .find(|t| t.id == id)
-                    .map(|t| (t.bounds.x, t.bounds.y))
-            });
-            if let (true, Some((dx, dy))) = (version.starts_with("4."), origin) {
-                node.shift(dx, dy);
-            }
+        // GTK 4 reports boxes from its window's corner, and so does every toolkit on
+        // Wayland: moved to the screen's.
+        let relative = self.wl.is_some()
+            || (toolkit.eq_ignore_ascii_case("GTK")
+                && self
+                    .bus
+                    .string_property(node.handle.owner(), ROOT_PATH, APPLICATION, "Version")
+                    .await
+                    .unwrap_or_default()
+                    .starts_with("4."));
+        let origin = window_id.filter(|_| relative).and_then(|id| {
+            let tops = self.tops().ok()?;
+            tops.iter()
+                .find(|t| t.id == id)
+                .map(|t| (t.bounds.x, t.bounds.y))
+        });
+        if let Some((dx, dy)) = origin {
+            node.shift(dx, dy);
         }
         Live {
             node,

@@ -8,7 +8,7 @@ use super::settle::{Expect, Watch};
 use super::text::TypeOptions;
 use super::Live;
 use crate::bus::{CallError, ACCESSIBLE};
-use crate::input::Keyboard;
+use crate::seat::Keyboard;
 use crate::{app_error, LinuxDesktop};
 use desktop_core::action::{ActionResult, ElementState, Route};
 use desktop_core::keys::Combo;

@@ -14,7 +14,19 @@ impl LinuxDesktop {
     /// Proves the app behind `window` has read the input sent so far (X ping), or that
     /// the window closed instead (the input closed it or quit the app). An app that does
     /// not answer within the call timeout has not taken it: `APP_UNRESPONSIVE`.
+    ///
+    /// Wayland has no such round trip for a client to start: the compositor is seen to have
+    /// handled the input, the window is seen to be still there, and the settling that
+    /// follows reads the app back (the accessibility round trip).
     pub(crate) fn consumed(&self, window: Option<u32>, app: &str) -> Result<Taken> {
+        if let Some(wl) = &self.wl {
+            crate::seat::Seat::Wayland(wl).sync()?;
+            return Ok(if self.window_gone(window) {
+                Taken::Closed
+            } else {
+                Taken::Read
+            });
+        }
         let (Some(w), Some(x)) = (window, self.x.as_ref()) else {
             return Ok(Taken::Read);
         };
@@ -45,7 +57,7 @@ impl LinuxDesktop {
     /// and what closed instead of answering.
     pub(crate) async fn settle_at(&self, x: i32, y: i32) -> Result<(f64, Option<Closed>)> {
         let t = Instant::now();
-        let Some(xc) = self.x.as_ref() else {
+        let Ok(xc) = self.x() else {
             return Ok((0.0, None));
         };
         xc.sync()?;
@@ -76,12 +88,9 @@ impl LinuxDesktop {
         Ok((t.elapsed().as_secs_f64() * 1000.0, None))
     }
 
-    /// Whether the X window `window` no longer exists or shows.
+    /// Whether the top-level window `window` no longer exists or shows.
     pub(crate) fn window_gone(&self, window: Option<u32>) -> bool {
-        match (window, self.x.as_ref()) {
-            (Some(w), Some(x)) => x.windows().is_ok_and(|all| all.iter().all(|o| o.id != w)),
-            _ => false,
-        }
+        window.is_some_and(|w| self.tops().is_ok_and(|all| all.iter().all(|o| o.id != w)))
     }
 }
 

@@ -8,7 +8,7 @@ use super::taken::{with_closed, Closed, Taken};
 use super::{resolve::takes_text, Live};
 use crate::bus::Addr;
 use crate::bus::{CallError, COMPONENT, PROPERTIES, TEXT, VALUE};
-use crate::input::Keyboard;
+use crate::seat::Keyboard;
 use crate::{app_error, LinuxDesktop};
 use desktop_core::action::{ActionResult, ElementState, Route};
 use desktop_core::keys::Combo;
@@ -55,7 +55,7 @@ impl LinuxDesktop {
     /// and focused, then `GrabFocus`, then (for a field that did not take it) a click into
     /// it. `NOT_INTERACTABLE` when it never holds the focus.
     pub(crate) async fn deliver_focus(&self, live: &Live) -> Result<Route> {
-        if let (Some(w), Some(x)) = (live.window_id, self.x.as_ref()) {
+        if let (Some(w), Ok(x)) = (live.window_id, self.x()) {
             x.raise_and_focus(w)?;
         }
         let (o, p) = live.h();
@@ -289,7 +289,7 @@ impl LinuxDesktop {
         if let Ok(w) = self.resolve_window(&Target::default()).await {
             return Some(w);
         }
-        let x = self.x.as_ref()?;
+        let x = self.x().ok()?;
         let tops = x.windows().ok()?;
         let id = x.focused(&tops)?;
         let top = tops.iter().find(|t| t.id == id)?;

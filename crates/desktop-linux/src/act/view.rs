@@ -65,7 +65,7 @@ impl LinuxDesktop {
     /// stops laying out and reporting a wholly hidden page (its tree goes stale: boxes from
     /// before a scroll, states from before a click) until the window shows again.
     pub(crate) async fn uncover(&self, live: &Live) -> Result<bool> {
-        let (Some(x), Some(w)) = (self.x.as_ref(), live.window_id) else {
+        let (Ok(x), Some(w)) = (self.x(), live.window_id) else {
             return Ok(false);
         };
         if !x.covered(w) {
@@ -97,16 +97,17 @@ impl LinuxDesktop {
         let Some(mut b) = live.node.bounds.filter(Rect::is_valid) else {
             return Ok(false);
         };
-        let Some(x) = self.x.as_ref() else {
+        let Ok(x) = self.x() else {
             return Ok(false);
         };
-        let Some(view) = container(&live.bus, &live.node.handle, &b, &x.screen).await else {
+        let screen = x.screen();
+        let Some(view) = container(&live.bus, &live.node.handle, &b, &screen).await else {
             return Ok(false);
         };
         if let Some(w) = live.window_id {
             x.raise(w)?;
         }
-        let visible = clip(&view, &x.screen);
+        let visible = clip(&view, &screen);
         let (px, py) = visible.center();
         let mut per_notch: Option<f64> = None;
         for _ in 0..MAX_TURNS {

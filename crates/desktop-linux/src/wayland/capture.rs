@@ -51,7 +51,14 @@ impl Dispatch<wl_output::WlOutput, ()> for Shot {
 }
 
 impl Dispatch<Frame, ()> for Shot {
-    fn event(s: &mut Self, _: &Frame, e: frame::Event, _: &(), _: &Connection, _: &QueueHandle<Self>) {
+    fn event(
+        s: &mut Self,
+        _: &Frame,
+        e: frame::Event,
+        _: &(),
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
         match e {
             frame::Event::Buffer {
                 format: WEnum::Value(f),
@@ -91,9 +98,12 @@ pub fn capture(client: &Client, displays: &[Display], area: Rect) -> Result<Capt
     let mut queue = client.conn.new_event_queue::<Shot>();
     let qh = queue.handle();
     let mut state = Shot::default();
-    let manager: Manager = client
-        .bind(&qh, 3)
-        .ok_or_else(|| super::lacks("capturing the screen", "screencopy (zwlr_screencopy_manager_v1)"))?;
+    let manager: Manager = client.bind(&qh, 3).ok_or_else(|| {
+        super::lacks(
+            "capturing the screen",
+            "screencopy (zwlr_screencopy_manager_v1)",
+        )
+    })?;
     let shm: wl_shm::WlShm = client
         .bind(&qh, 1)
         .ok_or_else(|| super::lacks("capturing the screen", "shared memory (wl_shm)"))?;
@@ -101,15 +111,19 @@ pub fn capture(client: &Client, displays: &[Display], area: Rect) -> Result<Capt
         l.iter()
             .filter(|g| g.interface == "wl_output")
             .map(|g| {
-                client
-                    .globals
-                    .registry()
-                    .bind::<wl_output::WlOutput, _, _>(g.name, g.version.min(4), &qh, ())
+                client.globals.registry().bind::<wl_output::WlOutput, _, _>(
+                    g.name,
+                    g.version.min(4),
+                    &qh,
+                    (),
+                )
             })
             .collect()
     });
     // wl_output v4 names each output; an older one (or a single output) goes by order.
-    let _ = client.wait(&mut queue, &mut state, TIMEOUT, |s| s.names.len() == outputs.len());
+    let _ = client.wait(&mut queue, &mut state, TIMEOUT, |s| {
+        s.names.len() == outputs.len()
+    });
     for (i, d) in displays.iter().enumerate() {
         let Some(part) = d.bounds.intersection(&clip) else {
             continue;
@@ -122,7 +136,9 @@ pub fn capture(client: &Client, displays: &[Display], area: Rect) -> Result<Capt
             .or_else(|| outputs.get(i).cloned())
             .ok_or_else(|| Error::internal(format!("no Wayland output for display {}", d.name)))?;
         let local = Rect::new(part.x - d.bounds.x, part.y - d.bounds.y, part.w, part.h);
-        let pixels = copy(client, &mut queue, &mut state, &manager, &shm, &output, local)?;
+        let pixels = copy(
+            client, &mut queue, &mut state, &manager, &shm, &output, local,
+        )?;
         image::imageops::replace(
             &mut image,
             &pixels,
@@ -181,7 +197,10 @@ fn copy(
     pool.destroy();
     outcome?;
     if state.failed {
-        return Err(Error::new(ErrorCode::ActionFailed, "the compositor failed to copy the screen"));
+        return Err(Error::new(
+            ErrorCode::ActionFailed,
+            "the compositor failed to copy the screen",
+        ));
     }
     let mut data = vec![0u8; size];
     file.read_exact_at(&mut data, 0)

@@ -169,8 +169,11 @@ pub struct Synced(pub std::sync::Arc<std::sync::atomic::AtomicBool>);
 /// Implements the sync callback's dispatch for a feature's state type.
 macro_rules! synced {
     ($state:ty) => {
-        impl wayland_client::Dispatch<wayland_client::protocol::wl_callback::WlCallback, $crate::wayland::client::Synced>
-            for $state
+        impl
+            wayland_client::Dispatch<
+                wayland_client::protocol::wl_callback::WlCallback,
+                $crate::wayland::client::Synced,
+            > for $state
         {
             fn event(
                 _: &mut Self,

@@ -9,7 +9,9 @@ use std::io::{Read as _, Write as _};
 use std::os::fd::{AsFd, OwnedFd};
 use std::time::{Duration, Instant};
 use wayland_client::protocol::wl_seat;
-use wayland_client::{delegate_noop, event_created_child, Connection, Dispatch, Proxy, QueueHandle};
+use wayland_client::{
+    delegate_noop, event_created_child, Connection, Dispatch, Proxy, QueueHandle,
+};
 use wayland_protocols_wlr::data_control::v1::client::{
     zwlr_data_control_device_v1::{self as device, ZwlrDataControlDeviceV1 as Device},
     zwlr_data_control_manager_v1::ZwlrDataControlManagerV1 as Manager,
@@ -44,7 +46,14 @@ delegate_noop!(Clip: Manager);
 synced!(Clip);
 
 impl Dispatch<Device, ()> for Clip {
-    fn event(s: &mut Self, _: &Device, e: device::Event, _: &(), _: &Connection, _: &QueueHandle<Self>) {
+    fn event(
+        s: &mut Self,
+        _: &Device,
+        e: device::Event,
+        _: &(),
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
         match e {
             device::Event::DataOffer { id } => s.offers.push((id, Vec::new())),
             device::Event::Selection { id } => s.selection = Some(id),
@@ -59,7 +68,14 @@ impl Dispatch<Device, ()> for Clip {
 }
 
 impl Dispatch<Offer, ()> for Clip {
-    fn event(s: &mut Self, o: &Offer, e: offer::Event, _: &(), _: &Connection, _: &QueueHandle<Self>) {
+    fn event(
+        s: &mut Self,
+        o: &Offer,
+        e: offer::Event,
+        _: &(),
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
         if let offer::Event::Offer { mime_type } = e {
             if let Some((_, types)) = s.offers.iter_mut().find(|(x, _)| x.id() == o.id()) {
                 types.push(mime_type);
@@ -69,7 +85,14 @@ impl Dispatch<Offer, ()> for Clip {
 }
 
 impl Dispatch<Source, ()> for Clip {
-    fn event(s: &mut Self, _: &Source, e: source::Event, _: &(), _: &Connection, _: &QueueHandle<Self>) {
+    fn event(
+        s: &mut Self,
+        _: &Source,
+        e: source::Event,
+        _: &(),
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
         match e {
             source::Event::Send { fd, .. } => {
                 // Written whole and closed: the reader takes EOF as the end of the text.
@@ -92,9 +115,12 @@ struct Session {
 fn open(client: &Client) -> Result<Session> {
     let mut queue = client.conn.new_event_queue::<Clip>();
     let qh = queue.handle();
-    let manager: Manager = client
-        .bind(&qh, 2)
-        .ok_or_else(|| super::lacks("the clipboard", "data-control (zwlr_data_control_manager_v1)"))?;
+    let manager: Manager = client.bind(&qh, 2).ok_or_else(|| {
+        super::lacks(
+            "the clipboard",
+            "data-control (zwlr_data_control_manager_v1)",
+        )
+    })?;
     let seat: wl_seat::WlSeat = client
         .seat(&qh)
         .ok_or_else(|| super::lacks("the clipboard", "seat"))?;

@@ -97,15 +97,18 @@ impl Devices {
     }
 
     fn vpointer(&self) -> Result<&VPointer> {
-        self.pointer
-            .as_ref()
-            .ok_or_else(|| super::lacks("pointer input", "virtual pointer (zwlr_virtual_pointer_v1)"))
+        self.pointer.as_ref().ok_or_else(|| {
+            super::lacks("pointer input", "virtual pointer (zwlr_virtual_pointer_v1)")
+        })
     }
 
     fn vkeyboard(&self) -> Result<&VKeyboard> {
-        self.keyboard
-            .as_ref()
-            .ok_or_else(|| super::lacks("keyboard input", "virtual keyboard (zwp_virtual_keyboard_v1)"))
+        self.keyboard.as_ref().ok_or_else(|| {
+            super::lacks(
+                "keyboard input",
+                "virtual keyboard (zwp_virtual_keyboard_v1)",
+            )
+        })
     }
 
     /// Moves the pointer to `(x, y)` of the layout whose box is `screen`.
@@ -174,11 +177,20 @@ impl Devices {
             .keymap
             .as_ref()
             .and_then(|k| k.code(keysym))
-            .ok_or_else(|| wl_err("cannot type", format!("keysym {keysym:#x} is not in the keymap")))?;
+            .ok_or_else(|| {
+                wl_err(
+                    "cannot type",
+                    format!("keysym {keysym:#x} is not in the keymap"),
+                )
+            })?;
         let t = self.now();
         let mask = mask_of(keysym);
         if mask != 0 {
-            self.held = if down { self.held | mask } else { self.held & !mask };
+            self.held = if down {
+                self.held | mask
+            } else {
+                self.held & !mask
+            };
         }
         let kb = self.vkeyboard()?;
         kb.key(t, code, u32::from(down));
@@ -189,7 +201,12 @@ impl Devices {
     }
 
     /// Types `keysyms` one key each, in parts that fit a keymap, `delay` after each.
-    pub fn type_keysyms(&mut self, client: &Client, keysyms: &[u32], delay: Duration) -> Result<()> {
+    pub fn type_keysyms(
+        &mut self,
+        client: &Client,
+        keysyms: &[u32],
+        delay: Duration,
+    ) -> Result<()> {
         let mut start = 0;
         while start < keysyms.len() {
             let mut part: Vec<u32> = Vec::new();

@@ -11,10 +11,10 @@ const LAST: u32 = 255;
 
 /// The modifiers' keysyms, in the order of their key codes and masks below.
 pub const MODIFIERS: [(u32, &str, u32); 4] = [
-    (0xffe1, "Shift", 1),     // Shift_L
-    (0xffe3, "Control", 4),   // Control_L
-    (0xffe9, "Mod1", 8),      // Alt_L
-    (0xffeb, "Mod4", 64),     // Super_L
+    (0xffe1, "Shift", 1),   // Shift_L
+    (0xffe3, "Control", 4), // Control_L
+    (0xffe9, "Mod1", 8),    // Alt_L
+    (0xffeb, "Mod4", 64),   // Super_L
 ];
 
 /// How many other keysyms fit in one keymap.
@@ -47,7 +47,10 @@ impl Keymap {
             codes.insert(*sym, code - 8);
         }
         for (i, (_, name, _)) in MODIFIERS.iter().enumerate() {
-            symbols.push_str(&format!("    modifier_map {name} {{ <K{}> }};\n", FIRST + i as u32));
+            symbols.push_str(&format!(
+                "    modifier_map {name} {{ <K{}> }};\n",
+                FIRST + i as u32
+            ));
         }
         let text = format!(
             "xkb_keymap {{\n\
@@ -73,10 +76,7 @@ impl Keymap {
 
 /// The modifier mask a held modifier keysym adds (0 for other keys).
 pub fn mask_of(keysym: u32) -> u32 {
-    MODIFIERS
-        .iter()
-        .find(|m| m.0 == keysym)
-        .map_or(0, |m| m.2)
+    MODIFIERS.iter().find(|m| m.0 == keysym).map_or(0, |m| m.2)
 }
 
 #[cfg(test)]

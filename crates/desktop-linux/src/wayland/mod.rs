@@ -7,8 +7,8 @@
 //! rather than guessed.
 
 pub(crate) mod capture;
-pub(crate) mod clipboard;
 mod client;
+pub(crate) mod clipboard;
 pub(crate) mod input;
 mod keymap;
 mod tree;
@@ -30,6 +30,8 @@ const IPC_TIMEOUT: Duration = Duration::from_secs(2);
 pub struct Wl {
     pub(crate) client: Client,
     ipc: Option<PathBuf>,
+    /// The virtual keyboard and pointer, made on first use.
+    devices: std::sync::Mutex<Option<input::Devices>>,
 }
 
 impl std::fmt::Debug for Wl {
@@ -42,9 +44,13 @@ impl std::fmt::Debug for Wl {
 pub(crate) fn lacks(what: &str, missing: &str) -> Error {
     Error::new(
         ErrorCode::PlatformNotSupported,
-        format!("{what} is not possible in this Wayland session: the compositor offers no {missing}"),
+        format!(
+            "{what} is not possible in this Wayland session: the compositor offers no {missing}"
+        ),
     )
-    .suggest("Use a wlroots compositor (sway), or a headless sandbox: desktop-cli sandbox up --wayland")
+    .suggest(
+        "Use a wlroots compositor (sway), or a headless sandbox: desktop-cli sandbox up --wayland",
+    )
 }
 
 impl Wl {
@@ -54,7 +60,27 @@ impl Wl {
         let ipc = std::env::var_os("SWAYSOCK")
             .map(PathBuf::from)
             .filter(|p| p.exists());
-        Ok(Wl { client, ipc })
+        Ok(Wl {
+            client,
+            ipc,
+            devices: std::sync::Mutex::new(None),
+        })
+    }
+
+    /// Runs `f` on this process's virtual input devices (made the first time).
+    pub(crate) fn with_devices<T>(
+        &self,
+        f: impl FnOnce(&mut input::Devices, &Client) -> Result<T>,
+    ) -> Result<T> {
+        let mut guard = self
+            .devices
+            .lock()
+            .map_err(|_| Error::internal("the input devices were left broken"))?;
+        let devices = match guard.as_mut() {
+            Some(d) => d,
+            None => guard.insert(input::Devices::new(&self.client)?),
+        };
+        f(devices, &self.client)
     }
 
     /// Which compositor this is, as far as we can tell.
@@ -105,8 +131,11 @@ impl Wl {
         let outcomes = self.sway()?.run_command(cmd).map_err(ipc_err)?;
         for o in outcomes {
             o.map_err(|e| {
-                Error::new(ErrorCode::ActionFailed, format!("the compositor refused \"{cmd}\""))
-                    .detail(e.to_string())
+                Error::new(
+                    ErrorCode::ActionFailed,
+                    format!("the compositor refused \"{cmd}\""),
+                )
+                .detail(e.to_string())
             })?;
         }
         Ok(())
@@ -145,8 +174,11 @@ fn sway_at(path: &Path) -> Result<swayipc::Connection> {
 }
 
 fn ipc_err(e: swayipc::Error) -> Error {
-    Error::new(ErrorCode::A11yUnavailable, format!("the compositor's IPC failed: {e}"))
-        .suggest("Check that the compositor still runs (SWAYSOCK)")
+    Error::new(
+        ErrorCode::A11yUnavailable,
+        format!("the compositor's IPC failed: {e}"),
+    )
+    .suggest("Check that the compositor still runs (SWAYSOCK)")
 }
 
 /// The active outputs sway at `path` reports, in its layout's coordinates; the first one

@@ -49,8 +49,8 @@ fn is_view(n: &Node) -> bool {
 /// Views in tree order, tiled children before floating ones; `hidden` below the
 /// scratchpad's workspace.
 fn collect<'a>(n: &'a Node, hidden: bool, out: &mut Vec<(bool, &'a Node)>) {
-    let hidden = hidden
-        || (n.node_type == NodeType::Workspace && n.name.as_deref() == Some("__i3_scratch"));
+    let hidden =
+        hidden || (n.node_type == NodeType::Workspace && n.name.as_deref() == Some("__i3_scratch"));
     if is_view(n) {
         out.push((hidden, n));
         return;
