@@ -179,7 +179,7 @@ async fn one(bus: &Bus, bus_name: &str, q: &AppQuery, known: Option<&Identity>) 
     })
 }
 
-async fn frames(bus: &Bus, app: &str) -> Result<Vec<Frame>, CallError> {
+pub(crate) async fn frames(bus: &Bus, app: &str) -> Result<Vec<Frame>, CallError> {
     let children: Vec<(String, OwnedObjectPath)> = bus
         .call(app, ROOT_PATH, ACCESSIBLE, "GetChildren", &())
         .await?;

@@ -1,7 +1,7 @@
 //! The thin D-Bus layer: one connection to the accessibility bus, every call bounded by a
 //! timeout, D-Bus failures sorted into the few kinds the reader acts on.
 
-use desktop_core::Handle;
+use desktop_core::{Handle, Rect};
 use serde::de::DeserializeOwned;
 use std::time::Duration;
 use zbus::zvariant::{DynamicType, OwnedObjectPath, OwnedValue, Type};
@@ -52,6 +52,16 @@ impl Addr for Handle {
 /// The handle of the object at `path` of the app at `owner`.
 pub fn handle(owner: impl AsRef<str>, path: impl AsRef<str>) -> Handle {
     Handle::new(format!("{}{}", owner.as_ref(), path.as_ref()))
+}
+
+/// An element's box as its toolkit reports it (screen coordinates, which on Wayland are the
+/// window's), if it has a valid one.
+pub async fn extents(bus: &Bus, h: &Handle) -> Option<Rect> {
+    bus.call::<_, (i32, i32, i32, i32)>(h.owner(), h.path(), COMPONENT, "GetExtents", &(0u32,))
+        .await
+        .ok()
+        .map(|(x, y, w, h)| Rect::new(x, y, w, h))
+        .filter(Rect::is_valid)
 }
 
 /// Why a call failed, in the terms the reader acts on.

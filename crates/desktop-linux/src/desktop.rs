@@ -292,8 +292,14 @@ async fn read_window_with(
     let (app, timeout) = (window.app.clone(), d.timeout);
     // GTK 4 reports boxes from its window's corner, and every toolkit on Wayland (which
     // tells no client where its window is): moved to the screen's.
-    let relative = stats.window_relative || d.wl.is_some();
-    let shift = relative.then_some(window.bounds).flatten();
+    let shift = match (d.wl.is_some(), window.bounds) {
+        (true, Some(w)) => {
+            let frame = crate::bus::extents(&bus, &handle).await;
+            Some(crate::wayland::shift(frame, w))
+        }
+        (false, Some(w)) if stats.window_relative => Some((w.x, w.y)),
+        _ => None,
+    };
     let walked = Walked {
         window,
         children: root.children,
@@ -304,9 +310,9 @@ async fn read_window_with(
         hydrate::hydrate(&bus, nodes, want)
             .await
             .map_err(|e| app_error(e, &app, timeout))?;
-        if let Some(w) = shift {
+        if let Some((dx, dy)) = shift {
             for n in nodes.iter_mut() {
-                n.shift(w.x, w.y);
+                n.shift(dx, dy);
             }
         }
         Ok(())

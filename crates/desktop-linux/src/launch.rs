@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 /// Flags Chromium-family browsers need before they expose web content (see the testbed notes).
 const CHROMIUM_A11Y: &str = "--force-renderer-accessibility";
+/// Chromium draws through X11 unless told to use Wayland.
+const CHROMIUM_WAYLAND: &str = "--ozone-platform=wayland";
 /// Chromium stops laying out a page whose window others hide wholly, and its accessibility
 /// tree goes stale until the window shows again; this keeps it current (browser automation
 /// tools pass it too).
@@ -82,6 +84,12 @@ impl LinuxDesktop {
                     "added {CHROMIUM_OCCLUDED} (a page hidden behind other windows stays current)"
                 ));
             }
+            if self.wl.is_some() && !args.iter().any(|a| a.starts_with("--ozone-platform")) {
+                args.insert(0, CHROMIUM_WAYLAND.to_string());
+                notes.push(format!(
+                    "added {CHROMIUM_WAYLAND} (else it looks for an X display)"
+                ));
+            }
             if rustix::process::getuid().is_root() && !args.iter().any(|a| a == "--no-sandbox") {
                 args.insert(0, "--no-sandbox".to_string());
                 notes.push(
@@ -97,10 +105,18 @@ impl LinuxDesktop {
             .x
             .as_ref()
             .and_then(|x| x.root_string("AT_SPI_BUS").ok().flatten());
-        if sandbox::in_use().is_some() || root_bus.as_deref() == Some(self.address.as_str()) {
-            for var in sandbox::UNSET {
-                command.env_remove(var);
+        match sandbox::in_use() {
+            Some(sb) => {
+                for var in sb.unset() {
+                    command.env_remove(var);
+                }
             }
+            None if root_bus.as_deref() == Some(self.address.as_str()) => {
+                for var in sandbox::UNSET {
+                    command.env_remove(var);
+                }
+            }
+            None => {}
         }
         // Windows already open are not the new program's, whatever their app is called
         // (another python3 app, say).
@@ -139,7 +155,12 @@ impl LinuxDesktop {
                 return Err(Error::new(ErrorCode::ActionFailed, format!("{program} exited ({status}) before showing a window"))
                     .suggest("Run it by hand to see its error output; single-instance apps hand over to a running copy"));
             }
-            let list = self.windows(&Target::default()).await?;
+            let mut list = self.windows(&Target::default()).await?;
+            // On Wayland a frame shows up before the compositor maps its window (and says
+            // where it is): wait for both.
+            if self.wl.is_some() {
+                list.windows.retain(|w| w.id.is_some());
+            }
             let mine = list
                 .windows
                 .iter()

@@ -272,7 +272,7 @@ impl<'a> Keyboard<'a> {
         let mut all = mods.clone();
         all.push(key);
         w.with_devices(|d, c| {
-            d.ensure_keys(&all)?;
+            d.ensure_keys(c, &all)?;
             for &m in &mods {
                 d.key(m, true)?;
             }
@@ -301,7 +301,7 @@ impl<'a> Keyboard<'a> {
         };
         let syms: Vec<u32> = mods.iter().map(|m| modifier_keysym(*m)).collect();
         w.with_devices(|d, c| {
-            d.ensure_keys(&syms)?;
+            d.ensure_keys(c, &syms)?;
             for &m in &syms {
                 d.key(m, true)?;
             }

@@ -116,6 +116,21 @@ impl LinuxDesktop {
             .unwrap_or_default()
     }
 
+    /// The box the toolkit reports for its window titled `title` (the one showing frame
+    /// when none has that title): where its window-relative boxes start on Wayland.
+    async fn frame_box(&self, bus: &Bus, owner: &str, title: &str) -> Option<Rect> {
+        let frames = crate::apps::frames(bus, owner).await.ok()?;
+        let showing: Vec<_> = frames
+            .iter()
+            .filter(|f| f.states.contains(desktop_core::States::SHOWING))
+            .collect();
+        showing
+            .iter()
+            .find(|f| f.name == title)
+            .or_else(|| (showing.len() == 1).then(|| &showing[0]))
+            .and_then(|f| f.bounds)
+    }
+
     async fn live(
         &self,
         node: Node,
@@ -135,13 +150,17 @@ impl LinuxDesktop {
                     .await
                     .unwrap_or_default()
                     .starts_with("4."));
-        let origin = window_id.filter(|_| relative).and_then(|id| {
+        let window = window_id.filter(|_| relative).and_then(|id| {
             let tops = self.tops().ok()?;
-            tops.iter()
-                .find(|t| t.id == id)
-                .map(|t| (t.bounds.x, t.bounds.y))
+            tops.iter().find(|t| t.id == id).map(|t| t.bounds)
         });
-        if let Some((dx, dy)) = origin {
+        if let Some(w) = window {
+            let (dx, dy) = match self.wl {
+                Some(_) => {
+                    crate::wayland::shift(self.frame_box(&bus, node.handle.owner(), title).await, w)
+                }
+                None => (w.x, w.y),
+            };
             node.shift(dx, dy);
         }
         Live {

@@ -4,7 +4,7 @@
 //! with a round trip, so the compositor has handled it before we look for its effect.
 
 use super::client::{synced, wl_err, Client};
-use super::keymap::{mask_of, Keymap, CAPACITY};
+use super::keymap::{capacity, mask_of, Keymap};
 use desktop_core::request::{Button, Direction};
 use desktop_core::{Rect, Result};
 use std::io::Write as _;
@@ -51,6 +51,9 @@ pub struct Devices {
     keymap: Option<Keymap>,
     /// Modifiers held now (their mask).
     held: u32,
+    /// Whether the compositor has made this keyboard the seat's and clients had time to
+    /// load its keymap.
+    announced: bool,
     epoch: Instant,
 }
 
@@ -73,8 +76,12 @@ impl Devices {
             pointer,
             keymap: None,
             held: 0,
+            announced: false,
             epoch: Instant::now(),
         };
+        if d.keyboard.is_some() {
+            d.upload(Keymap::new(&[]))?;
+        }
         d.roundtrip(client)?;
         Ok(d)
     }
@@ -153,13 +160,29 @@ impl Devices {
         Ok(())
     }
 
-    /// Makes sure the keymap has every one of `keysyms`, uploading a new one if not
-    /// (at most [`CAPACITY`] keysyms at a time: callers send longer texts in parts).
-    pub fn ensure_keys(&mut self, keysyms: &[u32]) -> Result<()> {
+    /// Makes sure the keymap has every one of `keysyms`, uploading a new one if not (the
+    /// base layout and as many others as fit: callers send longer texts in parts), then
+    /// pausing while clients load it.
+    pub fn ensure_keys(&mut self, client: &Client, keysyms: &[u32]) -> Result<()> {
+        if !self.announced {
+            // A new keyboard becomes the seat's at its first event, and its keymap goes to
+            // the focused client then: a modifiers event does that without a key, and the
+            // pause lets the client load the map (keys meanwhile are lost in Chromium).
+            self.vkeyboard()?.modifiers(0, 0, 0, 0);
+            self.roundtrip(client)?;
+            std::thread::sleep(REMAP_SETTLE);
+            self.announced = true;
+        }
         if self.keymap.as_ref().is_some_and(|k| k.has_all(keysyms)) {
             return Ok(());
         }
-        let map = Keymap::new(keysyms);
+        self.upload(Keymap::new(keysyms))?;
+        self.roundtrip(client)?;
+        std::thread::sleep(REMAP_SETTLE);
+        Ok(())
+    }
+
+    fn upload(&mut self, map: Keymap) -> Result<()> {
         let mut file = memfd()?;
         file.write_all(map.text.as_bytes())
             .and_then(|()| file.write_all(&[0]))
@@ -207,20 +230,27 @@ impl Devices {
         keysyms: &[u32],
         delay: Duration,
     ) -> Result<()> {
+        let base = Keymap::new(&[]);
+        let room = capacity();
         let mut start = 0;
         while start < keysyms.len() {
             let mut part: Vec<u32> = Vec::new();
+            let mut extra = 0;
             let mut end = start;
             while end < keysyms.len() {
-                if !part.contains(&keysyms[end]) {
-                    if part.len() == CAPACITY {
-                        break;
+                let k = keysyms[end];
+                if !part.contains(&k) {
+                    if base.code(k).is_none() {
+                        if extra == room {
+                            break;
+                        }
+                        extra += 1;
                     }
-                    part.push(keysyms[end]);
+                    part.push(k);
                 }
                 end += 1;
             }
-            self.ensure_keys(&part)?;
+            self.ensure_keys(client, &part)?;
             for &k in &keysyms[start..end] {
                 self.key(k, true)?;
                 self.key(k, false)?;
@@ -234,6 +264,10 @@ impl Devices {
         self.roundtrip(client)
     }
 }
+
+/// Time for clients to load a changed keymap before keys that need it arrive (Chromium
+/// loads it on another thread and translates keys meanwhile with the map it had).
+const REMAP_SETTLE: Duration = Duration::from_millis(50);
 
 /// An anonymous in-memory file the compositor maps (the keymap).
 fn memfd() -> Result<std::fs::File> {

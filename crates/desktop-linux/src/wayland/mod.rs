@@ -159,6 +159,18 @@ impl Wl {
     }
 }
 
+/// How far a toolkit's boxes move to land on screen: toolkits on Wayland report them from
+/// their surface's corner, and the compositor places the window's *geometry*, which leaves
+/// out the margin client-side shadows take around it (Chromium draws 10 px on each side
+/// even when tiled). The frame's box as the toolkit reports it gives that margin, taken as
+/// even on both sides since nothing says otherwise.
+pub fn shift(frame: Option<Rect>, window: Rect) -> (i32, i32) {
+    let frame = frame.unwrap_or(Rect::new(0, 0, window.w, window.h));
+    let mx = ((frame.w - window.w) / 2).max(0);
+    let my = ((frame.h - window.h) / 2).max(0);
+    (window.x - frame.x - mx, window.y - frame.y - my)
+}
+
 /// sway's IPC at `path`, every request bounded by [`IPC_TIMEOUT`].
 fn sway_at(path: &Path) -> Result<swayipc::Connection> {
     let stream = UnixStream::connect(path).map_err(|e| {
@@ -186,4 +198,20 @@ fn ipc_err(e: swayipc::Error) -> Error {
 pub fn outputs_at(path: &Path) -> Result<Vec<Display>> {
     let outputs = sway_at(path)?.get_outputs().map_err(ipc_err)?;
     Ok(tree::displays(&outputs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boxes_move_by_the_window_less_the_shadow_margin() {
+        // GTK 3 tiled: the frame is the window.
+        let win = Rect::new(640, 0, 640, 800);
+        assert_eq!(shift(Some(Rect::new(0, 0, 640, 800)), win), (640, 0));
+        // Chromium: a 10 px shadow around the geometry sway placed.
+        assert_eq!(shift(Some(Rect::new(0, 0, 660, 820)), win), (630, -10));
+        // No frame box: the window's corner.
+        assert_eq!(shift(None, win), (640, 0));
+    }
 }
