@@ -33,6 +33,16 @@ pub async fn checks(timeout: Duration) -> Vec<Check> {
         "Remove the folder named (or make it yours with chmod 700), or set XDG_RUNTIME_DIR to a folder only you can enter",
     ));
     let in_sandbox = std::env::var("DESKTOP_CLI_SANDBOX").ok();
+    if crate::is_wayland() {
+        checks.extend(crate::wayland::checks(in_sandbox.as_deref()));
+        checks.extend(buses(timeout, None).await);
+        return checks;
+    }
+    checks.push(Check::new(
+        "session",
+        Ok("X11".into()),
+        "",
+    ));
     let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
     let x = X::connect();
     checks.push(Check::new(
@@ -59,6 +69,14 @@ pub async fn checks(timeout: Duration) -> Vec<Check> {
         },
         "Use an X server with XTEST (Xvfb and Xorg have it); without it only accessibility actions work",
     ));
+    checks.extend(buses(timeout, x.as_ref().ok()).await);
+    checks
+}
+
+/// The session bus, the accessibility bus and its registry, Qt 6 apps that never
+/// registered, IsEnabled.
+async fn buses(timeout: Duration, x: Option<&X>) -> Vec<Check> {
+    let mut checks = Vec::new();
     let session_bus = session::session_bus(timeout).await;
     checks.push(Check::new(
         "session_bus",
@@ -68,7 +86,7 @@ pub async fn checks(timeout: Duration) -> Vec<Check> {
             .map_err(|e| e.message.clone()),
         "Start a session bus (dbus-launch, package dbus-x11) or a headless desktop (sandbox up)",
     ));
-    let addr = session::a11y_address(x.as_ref().ok(), timeout).await;
+    let addr = session::a11y_address(x, timeout).await;
     let bus = match &addr {
         Ok(a) => Bus::open(a, timeout).await.map_err(|e| format!("{a}: {e}")),
         Err(e) => Err(e.message.clone()),

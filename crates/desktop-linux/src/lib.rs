@@ -42,6 +42,7 @@ pub use desktop::AppChanges;
 pub use diagnose::{checks as doctor_checks, sandboxes as running_sandboxes};
 pub use keeper::{ensure as ensure_keeper, run as run_keeper};
 pub use session::adopt_sandbox;
+pub use wayland::hold_seat as wayland_seat;
 
 /// The clipboard as text: the CLIPBOARD selection on X11, the data-control selection on
 /// Wayland.

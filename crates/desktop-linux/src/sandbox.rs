@@ -82,6 +82,9 @@ pub struct UpOptions {
     pub wm: bool,
     /// A Wayland compositor (sway, headless) instead of Xvfb.
     pub wayland: bool,
+    /// The command that keeps a keyboard and pointer plugged into a Wayland sandbox's seat
+    /// (this program's hidden `sandbox seat`).
+    pub seat: Option<Vec<std::ffi::OsString>>,
     pub timeout: Duration,
 }
 
@@ -92,6 +95,7 @@ impl Default for UpOptions {
             outputs: 1,
             wm: false,
             wayland: false,
+            seat: None,
             timeout: Duration::from_secs(10),
         }
     }
@@ -455,6 +459,9 @@ async fn start_all(
     started.push(record("at-spi-bus-launcher", atspi.id())?);
     // The Child handles are dropped without waiting: the processes must outlive us.
     drop((dbus, atspi));
+    if let (Server::Wayland(c), Some(seat)) = (&server, &opts.seat) {
+        plug_seat(c, seat, pgid, dir, deadline, started, &log).await?;
+    }
 
     let a11y_bus_address = crate::session::enable_accessibility(&bus_address, deadline)
         .await
@@ -661,6 +668,46 @@ async fn start_compositor(
         return Err(e);
     }
     Ok((display, c))
+}
+
+/// Starts the seat holder: a headless compositor has no keyboard, and a seat without one
+/// tells clients so — each command's own virtual keyboard would then come and go, and keys
+/// sent while a client binds its keyboard anew are lost. Up once the seat has a keyboard.
+async fn plug_seat(
+    c: &Compositor,
+    cmd: &[std::ffi::OsString],
+    pgid: i32,
+    dir: &Path,
+    deadline: Instant,
+    started: &mut Vec<Proc>,
+    log: Log<'_>,
+) -> Result<()> {
+    let (program, args) = cmd
+        .split_first()
+        .ok_or_else(|| Error::internal("no seat holder command"))?;
+    let child = clean(Command::new(program))
+        .args(args)
+        .env("WAYLAND_DISPLAY", &c.socket)
+        .env("SWAYSOCK", &c.ipc)
+        .env("XDG_RUNTIME_DIR", dir)
+        .stdin(Stdio::null())
+        .stdout(log("seat")?)
+        .stderr(log("seat-err")?)
+        .process_group(pgid)
+        .spawn()
+        .map_err(|e| Error::new(ErrorCode::SandboxFailed, format!("cannot start the seat holder: {e}")))?;
+    started.push(record("seat", child.id())?);
+    drop(child);
+    let proc = started[started.len() - 1].clone();
+    let socket = c.socket.clone();
+    wait_for(
+        deadline,
+        "a keyboard on the compositor's seat",
+        || crate::wayland::seat_has_keyboard(&socket).then_some(()),
+        || proc.alive(),
+        dir.join("seat-err.log"),
+    )
+    .await
 }
 
 /// A command without the desktop variables of whatever started us: a sandbox's helpers

@@ -445,8 +445,16 @@ impl Desk {
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
         let path = dir.join(format!("{file}.png"));
-        let out = Command::new("import")
-            .args(["-window", "root"])
+        // A Wayland sandbox has no X display for `import`: grim asks the compositor.
+        let wayland = self.env.iter().any(|(k, _)| k == "WAYLAND_DISPLAY");
+        let mut cmd = if wayland {
+            Command::new("grim")
+        } else {
+            let mut c = Command::new("import");
+            c.args(["-window", "root"]);
+            c
+        };
+        let out = cmd
             .arg(&path)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env_remove("AT_SPI_BUS_ADDRESS")

@@ -343,6 +343,10 @@ pub enum SandboxCmd {
     },
     /// Show running sandboxes.
     Status,
+    /// Internal: the keyboard and pointer a Wayland sandbox keeps plugged in, held until
+    /// the compositor goes away.
+    #[command(hide = true)]
+    Seat,
     /// Print `export` lines for a shell: eval "$(desktop-cli sandbox env)".
     Env {
         #[arg(long)]

@@ -38,6 +38,10 @@ pub async fn run(_g: &Global, out: Out, cmd: SandboxCmd) -> i32 {
                 json!({ "stopped": chosen.iter().map(|s| s.display).collect::<Vec<_>>() }),
             )
         }
+        SandboxCmd::Seat => match desktop_linux::wayland_seat() {
+            Ok(()) => 0,
+            Err(e) => out.err("sandbox-seat", &e),
+        },
         SandboxCmd::Status => {
             let list: Vec<Value> = sandbox::all().iter().map(describe).collect();
             if out.format == Format::Text {
@@ -91,6 +95,9 @@ async fn up(size: &str, outputs: u32, wm: bool, wayland: bool) -> Result<Sandbox
         outputs,
         wm,
         wayland,
+        seat: std::env::current_exe()
+            .ok()
+            .map(|exe| vec![exe.into_os_string(), "sandbox".into(), "seat".into()]),
         ..UpOptions::default()
     })
     .await

@@ -441,6 +441,12 @@ impl LinuxDesktop {
         if route == Route::Input && self.consumed(live.window_id, &live.app)? == Taken::Closed {
             return Ok(Settled::closed(live, t));
         }
+        if route == Route::Input && self.wl.is_some() && !live.async_tree() {
+            // Wayland has no round trip through the app (X11's ping): the compositor has
+            // passed the input on, and the app's events stopping says it has handled it
+            // (otherwise a text that is already there reads as typed before the keys land).
+            watch.quiet(SYNC_FIRST_EVENT).await;
+        }
         if route == Route::A11y
             && matches!(expect, Expect::Nothing)
             && !live.node.states.contains(States::PRESSED)

@@ -50,6 +50,19 @@ impl Client {
             )
             .suggest("Set WAYLAND_DISPLAY (and XDG_RUNTIME_DIR), or start a sandbox: desktop-cli sandbox up --wayland")
         })?;
+        Client::with(conn)
+    }
+
+    /// Connects to the display socket at `path`.
+    pub fn connect_to(path: &std::path::Path) -> Result<Client> {
+        let stream = std::os::unix::net::UnixStream::connect(path)
+            .map_err(|e| wl_err("cannot connect to the Wayland display", e))?;
+        let conn = Connection::from_socket(stream)
+            .map_err(|e| wl_err("cannot connect to the Wayland display", e))?;
+        Client::with(conn)
+    }
+
+    fn with(conn: Connection) -> Result<Client> {
         let (globals, mut queue) = registry_queue_init::<Registry>(&conn)
             .map_err(|e| wl_err("cannot read the Wayland globals", e))?;
         // The initial roundtrip is done; nothing else arrives on this queue we need.
@@ -153,6 +166,18 @@ impl Client {
         state.0
     }
 
+    /// Whether the seat has a keyboard now (its capabilities, as clients are told them).
+    pub fn seat_has_keyboard(&self) -> bool {
+        let mut queue = self.conn.new_event_queue::<SeatCaps>();
+        let mut state = SeatCaps(None);
+        let Some(_seat) = self.seat::<SeatCaps>(&queue.handle()) else {
+            return false;
+        };
+        self.wait(&mut queue, &mut state, TIMEOUT, |s| s.0.is_some())
+            .is_ok()
+            && state.0.is_some_and(|c| c.contains(wl_seat::Capability::Keyboard))
+    }
+
     /// The seat input devices attach to.
     pub fn seat<S>(&self, qh: &QueueHandle<S>) -> Option<wl_seat::WlSeat>
     where
@@ -189,6 +214,27 @@ macro_rules! synced {
     };
 }
 pub(crate) use synced;
+
+/// The seat's capabilities, once told.
+struct SeatCaps(Option<wl_seat::Capability>);
+
+impl Dispatch<wl_seat::WlSeat, ()> for SeatCaps {
+    fn event(
+        state: &mut Self,
+        _: &wl_seat::WlSeat,
+        event: wl_seat::Event,
+        _: &(),
+        _: &Connection,
+        _: &QueueHandle<Self>,
+    ) {
+        if let wl_seat::Event::Capabilities {
+            capabilities: wayland_client::WEnum::Value(c),
+        } = event
+        {
+            state.0 = Some(c);
+        }
+    }
+}
 
 /// The current mode of the first output.
 struct OutputMode(Option<(i32, i32)>);

@@ -86,16 +86,19 @@ impl Devices {
         Ok(d)
     }
 
-    pub fn has_keyboard(&self) -> bool {
-        self.keyboard.is_some()
-    }
-
-    pub fn has_pointer(&self) -> bool {
-        self.pointer.is_some()
-    }
-
     fn now(&self) -> u32 {
         self.epoch.elapsed().as_millis() as u32
+    }
+
+    /// Keeps the devices until the connection ends (the seat holder's life).
+    pub fn hold(&mut self, client: &Client) -> Result<()> {
+        loop {
+            match client.wait(&mut self.queue, &mut Devs, Duration::from_secs(3600), |_| false) {
+                Err(e) if e.code == desktop_core::ErrorCode::Timeout => continue,
+                Err(_) => return Ok(()),
+                Ok(()) => {}
+            }
+        }
     }
 
     /// Waits until the compositor has handled everything sent.

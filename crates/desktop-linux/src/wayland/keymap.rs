@@ -130,15 +130,12 @@ pub fn capacity() -> usize {
 pub struct Keymap {
     pub text: String,
     codes: HashMap<u32, u32>,
-    /// Whether it holds keys beyond the base layout.
-    pub extended: bool,
 }
 
 impl Keymap {
     /// The base layout plus those of `keysyms` it lacks (as many as fit).
     pub fn new(keysyms: &[u32]) -> Keymap {
         let mut keys = base();
-        let base_len = keys.len();
         let mut extra: Vec<u32> = keysyms
             .iter()
             .copied()
@@ -181,7 +178,6 @@ impl Keymap {
         );
         Keymap {
             text,
-            extended: keys.len() > base_len,
             codes: keys.into_iter().collect(),
         }
     }
@@ -209,7 +205,7 @@ mod tests {
     #[test]
     fn letters_digits_and_named_keys_sit_where_a_us_keyboard_has_them() {
         let k = Keymap::new(&[]);
-        assert!(!k.extended);
+        assert_eq!(k.codes.len(), base().len());
         assert_eq!(k.code(0x61), Some(30)); // a
         assert_eq!(k.code(0x7a), Some(44)); // z
         assert_eq!(k.code(0x30), Some(11)); // 0
@@ -232,7 +228,7 @@ mod tests {
     fn other_characters_are_added_while_they_fit() {
         let cjk = 0x0100_4e2d;
         let k = Keymap::new(&[0x61, cjk, cjk]);
-        assert!(k.extended);
+        assert_eq!(k.codes.len(), base().len() + 1);
         assert!(k.code(cjk).is_some_and(|c| c <= LAST_CODE));
         assert_eq!(k.code(0x61), Some(30));
         let many: Vec<u32> = (0..400).map(|i| 0x0100_4e00 + i).collect();
@@ -242,5 +238,15 @@ mod tests {
         assert!(capacity() >= 90, "room for a line of another script");
         assert_eq!(mask_of(0xffe3), 4);
         assert_eq!(mask_of(0x61), 0);
+    }
+}
+#[cfg(test)]
+mod dbg {
+    #[test]
+    fn show() {
+        let syms: Vec<u32> = "Zoë Ωμέγα 中文 😀".chars().map(crate::input::keysym_for_char).collect();
+        let k = super::Keymap::new(&syms);
+        for s in syms { eprintln!("{s:#x} -> {:?}", k.code(s)); }
+        eprintln!("base {}", super::base().len());
     }
 }

@@ -171,6 +171,87 @@ pub fn shift(frame: Option<Rect>, window: Rect) -> (i32, i32) {
     (window.x - frame.x - mx, window.y - frame.y - my)
 }
 
+/// doctor's checks of a Wayland session: the display and compositor, and which input,
+/// capture and clipboard paths it offers (naming what is missing).
+pub fn checks(sandbox: Option<&str>) -> Vec<desktop_core::backend::Check> {
+    use desktop_core::backend::Check;
+    let wl = Wl::connect();
+    let name = std::env::var("WAYLAND_DISPLAY").unwrap_or_default();
+    let mut out = vec![Check::new(
+        "session",
+        match &wl {
+            Ok(w) => Ok(format!(
+                "Wayland ({}) at {name}{}",
+                w.compositor(),
+                sandbox.map(|s| format!("; sandbox :{s}")).unwrap_or_default()
+            )),
+            Err(e) => Err(e.message.clone()),
+        },
+        "Check WAYLAND_DISPLAY (and XDG_RUNTIME_DIR), or start a sandbox: desktop-cli sandbox up --wayland",
+    )];
+    let Ok(wl) = wl else {
+        return out;
+    };
+    let has = |g: &str| wl.client.has(g);
+    let displays = wl.displays();
+    out.push(Check::new(
+        "windows",
+        if wl.ipc.is_some() {
+            let list: Vec<String> = displays
+                .iter()
+                .map(|d| format!("{} {}x{}+{}+{}", d.name, d.bounds.w, d.bounds.h, d.bounds.x, d.bounds.y))
+                .collect();
+            Ok(format!("window positions from sway's IPC; displays: {}", list.join(", ")))
+        } else {
+            Err("no compositor IPC we speak (sway's): windows are listed from their accessibility frames without positions".into())
+        },
+        "Run a wlroots compositor with IPC (sway) and set SWAYSOCK; on GNOME and KDE window positions are not available to clients",
+    ));
+    let (k, p) = (has(input::KEYBOARD_GLOBAL), has(input::POINTER_GLOBAL));
+    out.push(Check::new(
+        "input",
+        match (k, p) {
+            (true, true) => Ok(format!("virtual keyboard ({}) and pointer ({})", input::KEYBOARD_GLOBAL, input::POINTER_GLOBAL)),
+            (true, false) => Err(format!("no virtual pointer ({}): clicks at points are refused; keys work", input::POINTER_GLOBAL)),
+            (false, true) => Err(format!("no virtual keyboard ({}): typing is refused; pointer works", input::KEYBOARD_GLOBAL)),
+            (false, false) => Err("no virtual keyboard or pointer: only accessibility actions work".into()),
+        },
+        "Use a wlroots compositor (sway) for synthesized input; GNOME and KDE offer it only through the RemoteDesktop portal, which desktop-cli does not use yet",
+    ));
+    out.push(Check::new(
+        "capture",
+        if has(capture::GLOBAL) {
+            Ok(format!("screencopy ({})", capture::GLOBAL))
+        } else {
+            Err(format!("no {}: screenshots are refused", capture::GLOBAL))
+        },
+        "Use a wlroots compositor (sway) for screenshots; elsewhere the desktop portal's Screenshot, which desktop-cli does not use yet",
+    ));
+    out.push(Check::new(
+        "clipboard",
+        if has(clipboard::GLOBAL) {
+            Ok(format!("data-control ({})", clipboard::GLOBAL))
+        } else {
+            Err(format!("no {}: the clipboard cannot be read or set", clipboard::GLOBAL))
+        },
+        "Use a compositor with the data-control protocol (wlroots, KDE)",
+    ));
+    out
+}
+
+/// Whether the seat of the display at `socket` has a keyboard.
+pub fn seat_has_keyboard(socket: &Path) -> bool {
+    Client::connect_to(socket).is_ok_and(|c| c.seat_has_keyboard())
+}
+
+/// The sandbox's seat holder: a virtual keyboard and pointer kept plugged in until the
+/// compositor goes away, as a real machine's are.
+pub fn hold_seat() -> Result<()> {
+    let client = Client::connect()?;
+    let mut devices = input::Devices::new(&client)?;
+    devices.hold(&client)
+}
+
 /// sway's IPC at `path`, every request bounded by [`IPC_TIMEOUT`].
 fn sway_at(path: &Path) -> Result<swayipc::Connection> {
     let stream = UnixStream::connect(path).map_err(|e| {

@@ -1,0 +1,137 @@
+//! Acting on Wayland, back to back with no pauses, every effect read back with libatspi:
+//! the virtual pointer landing on a read box, both forms filled, any script typed, a
+//! stopped app beside the one acted on.
+
+use crate::{elements, id, Env, GTK, WEB};
+use rustix::process::{kill_process, Pid, Signal};
+use std::time::{Duration, Instant};
+
+/// A click at the center of the box `read` gave lands on that element: the boxes are in
+/// screen coordinates (the check box of each form toggles, seen by libatspi).
+pub fn click_at_box(env: &Env) {
+    for window in [GTK, WEB] {
+        let data = env.ok(&["read", "--window", window, "-i"]);
+        let (_, _, _, b) = elements(&data)
+            .into_iter()
+            .find(|(r, t, _, _)| r == "chk" && t == "Accept terms")
+            .unwrap_or_else(|| panic!("no check box in {window}: {data}"));
+        let before = env.desk().fields().read(window)["Accept terms"]["checked"] == true;
+        let (x, y) = ((b[0] + b[2] / 2).to_string(), (b[1] + b[3] / 2).to_string());
+        let r = env.ok(&["click", "--x", &x, "--y", &y]);
+        assert_eq!(r["route"], "input", "{r}");
+        let after = env.desk().fields().read(window)["Accept terms"]["checked"] == true;
+        assert_ne!(before, after, "{window}: a click at {x},{y} did not toggle it");
+    }
+}
+
+/// The GTK form filled the way an agent does it: fields, the check box, the counter.
+pub fn gtk_form(env: &Env) {
+    let name = id(env, GTK, "input", "Full name");
+    let email = id(env, GTK, "input", "Email");
+    let pw = id(env, GTK, "pwd", "Password");
+    let count = |f: &serde_json::Value| {
+        f.as_object()
+            .unwrap()
+            .keys()
+            .find(|k| k.starts_with("Count "))
+            .cloned()
+            .unwrap_or_else(|| panic!("no counter: {f}"))
+    };
+    let before = count(&env.desk().fields().read(GTK));
+    let r = env.ok(&["type", "--id", &name, "--replace", "Ada Lovelace"]);
+    assert_eq!(r["effect"], "confirmed", "{r}");
+    env.ok(&["type", "--id", &email, "--replace", "ada@example.org"]);
+    let r = env.ok(&["type", "--id", &pw, "--replace", "hunter2!"]);
+    assert!(!r.to_string().contains("hunter2"), "a password never shows: {r}");
+    if env.desk().fields().read(GTK)["Accept terms"]["checked"] != true {
+        env.ok(&["toggle", "--text", "Accept terms", "--window", GTK]);
+    }
+    env.ok(&["click", "--text", "Increment", "--window", GTK, "--exact"]);
+    env.ok(&["press", "ctrl+a", "--id", &name]);
+    let f = env.desk().fields().read(GTK);
+    assert_eq!(f["Full name"]["text"], "Ada Lovelace", "{f}");
+    assert_eq!(f["Email"]["text"], "ada@example.org", "{f}");
+    assert_eq!(f["Password"]["count"], 8, "{f}");
+    assert_eq!(f["Accept terms"]["checked"], true, "{f}");
+    assert_ne!(count(&f), before, "the counter moved: {f}");
+}
+
+/// Chromium's sign-up and login forms, password fields included, at full speed; the page
+/// says what was submitted and Chromium is alive after.
+pub fn chromium_forms(env: &Env) {
+    let steps: [(&str, &str, &str); 5] = [
+        ("input", "Full name", "Grace Hopper"),
+        ("input", "Email", "grace@example.org"),
+        ("pwd", "Password", "s3cret-Pass"),
+        ("pwd", "Verify password", "s3cret-Pass"),
+        ("input", "Username", "grace"),
+    ];
+    let ids: Vec<String> = steps.iter().map(|(r, n, _)| id(env, WEB, r, n)).collect();
+    for ((_, name, text), i) in steps.iter().zip(&ids) {
+        let r = env.cli(&["type", "--id", i, "--replace", text]);
+        assert_eq!(r.code, 0, "{name}: {}", r.stdout);
+        assert!(!r.stdout.contains("s3cret"), "a password never shows: {}", r.stdout);
+    }
+    let secret = id(env, WEB, "pwd", "Secret");
+    env.ok(&["type", "--id", &secret, "--replace", "pa55"]);
+    env.ok(&["press", "enter", "--id", &secret]);
+    let f = env.desk().fields().read(WEB);
+    assert_eq!(f["Full name"]["text"], "Grace Hopper", "{f}");
+    assert_eq!(f["Email"]["text"], "grace@example.org", "{f}");
+    assert_eq!(f["Password"]["count"], 11, "{f}");
+    assert_eq!(f["Verify password"]["count"], 11, "{f}");
+    assert_eq!(f["Secret"]["count"], 4, "{f}");
+    assert!(
+        f.as_object().unwrap().keys().any(|k| k.contains("Signed in grace")),
+        "the login form was submitted: {f}"
+    );
+    assert!(env.desk().alive(env.chromium_pid), "Chromium is alive");
+}
+
+/// Accents, Greek, CJK and an emoji arrive in both apps as typed.
+pub fn any_script(env: &Env) {
+    let text = "Zoë Ωμέγα 中文 😀";
+    for (window, field) in [(GTK, "Email"), (WEB, "Email")] {
+        let i = id(env, window, "input", field);
+        let r = env.ok(&["type", "--id", &i, "--replace", text]);
+        assert_eq!(r["effect"], "confirmed", "{r}");
+        let f = env.desk().fields().read(window);
+        assert_eq!(f[field]["text"], text, "{window}: {f}");
+    }
+}
+
+/// A stopped GTK app beside Chromium: Chromium is acted on at its usual speed, the
+/// stopped app answers APP_UNRESPONSIVE quickly, nothing is typed into it.
+pub fn hung_beside(env: &Env) {
+    let name = id(env, WEB, "input", "Full name");
+    let t = Instant::now();
+    env.ok(&["type", "--id", &name, "--replace", "before"]);
+    let usual = t.elapsed();
+    let pid = Pid::from_raw(env.gtk_pid as i32).unwrap();
+    kill_process(pid, Signal::STOP).unwrap();
+    let result = std::panic::catch_unwind(|| {
+        let t = Instant::now();
+        let r = env.cli(&["type", "--id", &name, "--replace", "while stopped"]);
+        let took = t.elapsed();
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        assert!(
+            took <= usual * 2 + Duration::from_millis(300),
+            "{took:?} with an app stopped, {usual:?} before"
+        );
+        let t = Instant::now();
+        let run = env.cli(&["read", "--window", GTK, "--call-timeout", "2s"]);
+        assert_eq!(run.error_code(), "APP_UNRESPONSIVE", "{}", run.stdout);
+        assert!(t.elapsed() < Duration::from_secs(4), "{:?}", t.elapsed());
+    });
+    kill_process(pid, Signal::CONT).unwrap();
+    if let Err(e) = result {
+        std::panic::resume_unwind(e);
+    }
+    let f = env.desk().fields().read(WEB);
+    assert_eq!(f["Full name"]["text"], "while stopped", "{f}");
+    let g = env.desk().fields().read(GTK);
+    assert!(
+        !g.to_string().contains("while stopped"),
+        "nothing typed into the stopped app: {g}"
+    );
+}
