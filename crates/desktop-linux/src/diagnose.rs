@@ -38,11 +38,7 @@ pub async fn checks(timeout: Duration) -> Vec<Check> {
         checks.extend(buses(timeout, None).await);
         return checks;
     }
-    checks.push(Check::new(
-        "session",
-        Ok("X11".into()),
-        "",
-    ));
+    checks.push(Check::new("session", Ok("X11".into()), ""));
     let display = std::env::var("DISPLAY").ok().filter(|d| !d.is_empty());
     let x = X::connect();
     checks.push(Check::new(

@@ -695,7 +695,12 @@ async fn plug_seat(
         .stderr(log("seat-err")?)
         .process_group(pgid)
         .spawn()
-        .map_err(|e| Error::new(ErrorCode::SandboxFailed, format!("cannot start the seat holder: {e}")))?;
+        .map_err(|e| {
+            Error::new(
+                ErrorCode::SandboxFailed,
+                format!("cannot start the seat holder: {e}"),
+            )
+        })?;
     started.push(record("seat", child.id())?);
     drop(child);
     let proc = started[started.len() - 1].clone();

@@ -271,10 +271,17 @@ impl<'a> Keyboard<'a> {
         };
         let mut all = mods.clone();
         all.push(key);
+        let shift = crate::wayland::input::SHIFT_KEY;
+        let mut added = false;
         w.with_devices(|d, c| {
             d.ensure_keys(c, &all)?;
             for &m in &mods {
                 d.key(m, true)?;
+            }
+            // A character on the upper level of its key ("A", "@") takes Shift.
+            added = d.needs_shift(key)?;
+            if added {
+                d.key(shift, true)?;
             }
             d.key(key, true)?;
             d.roundtrip(c)
@@ -282,6 +289,9 @@ impl<'a> Keyboard<'a> {
         std::thread::sleep(KEY_HOLD);
         w.with_devices(|d, c| {
             d.key(key, false)?;
+            if added {
+                d.key(shift, false)?;
+            }
             for &m in mods.iter().rev() {
                 d.key(m, false)?;
             }

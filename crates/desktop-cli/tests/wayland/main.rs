@@ -43,7 +43,9 @@ impl Env {
 
     /// sway's own account of its windows: (title, [x, y, w, h], focused).
     pub fn sway_windows(&self) -> Vec<(String, [i64; 4], bool)> {
-        let out = self.desk().run_with_env("swaymsg", &["-t", "get_tree"], None, false);
+        let out = self
+            .desk()
+            .run_with_env("swaymsg", &["-t", "get_tree"], None, false);
         let tree: Value = serde_json::from_slice(&out.stdout).unwrap();
         let mut found = Vec::new();
         fn walk(n: &Value, out: &mut Vec<(String, [i64; 4], bool)>) {
@@ -118,10 +120,17 @@ fn main() {
     };
     // Both windows mapped and placed before the first test looks.
     wait_until(Duration::from_secs(10), "sway to show both windows", || {
-        (env.sway_windows().len() >= 2).then_some(())
+        let w = env.sway_windows();
+        [GTK, WEB]
+            .iter()
+            .all(|t| w.iter().any(|(title, _, _)| title.contains(t)))
+            .then_some(())
     });
     let tests: Vec<desktop_testkit::NamedTest<Env>> = vec![
-        ("list_places_windows_where_sway_has_them", see::list_geometry),
+        (
+            "list_places_windows_where_sway_has_them",
+            see::list_geometry,
+        ),
         ("read_finds_what_x11_finds", see::read_like_x11),
         ("screenshot_pixels_match_grim", see::screenshot_like_grim),
         ("clipboard_round_trip", see::clipboard),

@@ -26,8 +26,16 @@ pub fn list_geometry(env: &Env) {
             .iter()
             .map(|v| v.as_i64().unwrap())
             .collect();
-        assert_eq!(b, theirs.1.to_vec(), "{title}: ours {ours}, sway's {theirs:?}");
-        assert_eq!(ours["focused"] == true, theirs.2, "{title}: focus as sway says");
+        assert_eq!(
+            b,
+            theirs.1.to_vec(),
+            "{title}: ours {ours}, sway's {theirs:?}"
+        );
+        assert_eq!(
+            ours["focused"] == true,
+            theirs.2,
+            "{title}: focus as sway says"
+        );
         assert_eq!(ours["display"], "HEADLESS-1", "{ours}");
         assert!(ours["id"].is_u64(), "the compositor's window id: {ours}");
     }
@@ -59,10 +67,7 @@ pub fn read_like_x11(env: &Env) {
     assert_eq!(names(&here), names(&there), "same controls on both");
     assert!(names(&here).len() >= 6, "{here}");
     let sway = env.sway_windows();
-    for (window, data) in [
-        (GTK, here),
-        (WEB, env.ok(&["read", "--window", WEB, "-i"])),
-    ] {
+    for (window, data) in [(GTK, here), (WEB, env.ok(&["read", "--window", WEB, "-i"]))] {
         let w = sway.iter().find(|(t, _, _)| t.contains(window)).unwrap().1;
         for (r, t, _, b) in elements(&data) {
             if b.is_empty() || b[2] == 0 {
@@ -90,14 +95,21 @@ pub fn screenshot_like_grim(env: &Env) {
         "--output",
         ours.to_str().unwrap(),
     ]);
-    assert_eq!((data["width"].as_u64(), data["height"].as_u64()), (Some(400), Some(300)));
+    assert_eq!(
+        (data["width"].as_u64(), data["height"].as_u64()),
+        (Some(400), Some(300))
+    );
     let out = env.desk().run_with_env(
         "grim",
         &["-g", "0,0 400x300", "-t", "png", theirs.to_str().unwrap()],
         None,
         false,
     );
-    assert!(out.status.success(), "grim: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "grim: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let a = image::open(&ours).unwrap().to_rgb8();
     let b = image::open(&theirs).unwrap().to_rgb8();
     assert_eq!(a.dimensions(), b.dimensions());
@@ -110,7 +122,10 @@ pub fn screenshot_like_grim(env: &Env) {
     // Not a blank frame: the window's text and controls differ from its background.
     let bg = *a.get_pixel(0, a.height() - 1);
     let drawn = a.pixels().filter(|p| **p != bg).count();
-    assert!(drawn > 2_000, "only {drawn} pixels differ from the background");
+    assert!(
+        drawn > 2_000,
+        "only {drawn} pixels differ from the background"
+    );
 }
 
 /// Text set by us is pasted by wl-paste after our process ended; text wl-copy set is
@@ -123,9 +138,11 @@ pub fn clipboard(env: &Env) {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "from desktop-cli ✓");
     env.desk()
         .run_with_env("wl-copy", &["from wl-copy"], None, true);
-    wait_until(Duration::from_secs(3), "wl-copy to take the clipboard", || {
-        (env.ok(&["clipboard", "get"])["text"] == "from wl-copy").then_some(())
-    });
+    wait_until(
+        Duration::from_secs(3),
+        "wl-copy to take the clipboard",
+        || (env.ok(&["clipboard", "get"])["text"] == "from wl-copy").then_some(()),
+    );
     env.ok(&["clipboard", "clear"]);
     let got = env.ok(&["clipboard", "get"]);
     assert!(got["text"].is_null() || got["text"] == "", "{got}");
@@ -150,7 +167,9 @@ pub fn observe_insert(env: &Env) {
             }
         }
     });
-    let first = rx.recv_timeout(Duration::from_secs(10)).expect("a snapshot");
+    let first = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("a snapshot");
     assert!(first.contains("\"snapshot\""), "{first}");
     env.ok(&["click", "--text", "Redraw", "--window", WEB]);
     let mut added = Vec::new();
@@ -185,7 +204,10 @@ pub fn doctor(env: &Env) {
     let session = check("session");
     assert_eq!(session["ok"], true, "{session}");
     assert!(
-        session["detail"].as_str().unwrap().contains("Wayland (sway)"),
+        session["detail"]
+            .as_str()
+            .unwrap()
+            .contains("Wayland (sway)"),
         "{session}"
     );
     for name in ["input", "capture", "clipboard"] {

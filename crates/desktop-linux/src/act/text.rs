@@ -197,6 +197,17 @@ impl LinuxDesktop {
         let Some(t) = target else {
             return Err(Error::internal("no target to type into"));
         };
+        if self.wl.is_some() && t.async_tree() {
+            if let Some(c) = text.chars().find(|c| u32::from(*c) > 0xffff) {
+                // Chromium on Wayland keeps one UTF-16 unit of a key's character: U+1F600
+                // would arrive as U+F600. Refused before anything is typed.
+                return Err(Error::new(
+                    ErrorCode::ActionNotSupported,
+                    format!("{} on Wayland takes no character beyond U+FFFF from a key ({c:?}); nothing was typed", t.app),
+                )
+                .suggest("Set the field's whole text with set-value, or type the text without that character"));
+            }
+        }
         let before_state = ElementState::of(&t.node);
         let mut watch = Watch::start(&t).await;
         let before = self.text_before(&t).await?;

@@ -175,7 +175,9 @@ impl Client {
         };
         self.wait(&mut queue, &mut state, TIMEOUT, |s| s.0.is_some())
             .is_ok()
-            && state.0.is_some_and(|c| c.contains(wl_seat::Capability::Keyboard))
+            && state
+                .0
+                .is_some_and(|c| c.contains(wl_seat::Capability::Keyboard))
     }
 
     /// The seat input devices attach to.

@@ -4,7 +4,7 @@
 //! with a round trip, so the compositor has handled it before we look for its effect.
 
 use super::client::{synced, wl_err, Client};
-use super::keymap::{capacity, mask_of, Keymap};
+use super::keymap::{capacity, mask_of, Keymap, SHIFT};
 use desktop_core::request::{Button, Direction};
 use desktop_core::{Rect, Result};
 use std::io::Write as _;
@@ -22,6 +22,8 @@ use wayland_protocols_wlr::virtual_pointer::v1::client::{
 };
 
 /// The protocols' global names, for `doctor` and for saying what is missing.
+/// Shift_L's keysym, for callers holding it around a key.
+pub const SHIFT_KEY: u32 = SHIFT;
 pub const KEYBOARD_GLOBAL: &str = "zwp_virtual_keyboard_manager_v1";
 pub const POINTER_GLOBAL: &str = "zwlr_virtual_pointer_manager_v1";
 
@@ -93,7 +95,12 @@ impl Devices {
     /// Keeps the devices until the connection ends (the seat holder's life).
     pub fn hold(&mut self, client: &Client) -> Result<()> {
         loop {
-            match client.wait(&mut self.queue, &mut Devs, Duration::from_secs(3600), |_| false) {
+            match client.wait(
+                &mut self.queue,
+                &mut Devs,
+                Duration::from_secs(3600),
+                |_| false,
+            ) {
                 Err(e) if e.code == desktop_core::ErrorCode::Timeout => continue,
                 Err(_) => return Ok(()),
                 Ok(()) => {}
@@ -199,16 +206,7 @@ impl Devices {
 
     /// Presses or releases the key of `keysym` (in the keymap: `ensure_keys` first).
     pub fn key(&mut self, keysym: u32, down: bool) -> Result<()> {
-        let code = self
-            .keymap
-            .as_ref()
-            .and_then(|k| k.code(keysym))
-            .ok_or_else(|| {
-                wl_err(
-                    "cannot type",
-                    format!("keysym {keysym:#x} is not in the keymap"),
-                )
-            })?;
+        let code = self.position(keysym)?.code;
         let t = self.now();
         let mask = mask_of(keysym);
         if mask != 0 {
@@ -222,6 +220,38 @@ impl Devices {
         kb.key(t, code, u32::from(down));
         if mask != 0 {
             kb.modifiers(self.held, 0, 0, 0);
+        }
+        Ok(())
+    }
+
+    fn position(&self, keysym: u32) -> Result<super::keymap::At> {
+        self.keymap
+            .as_ref()
+            .and_then(|k| k.at(keysym))
+            .ok_or_else(|| {
+                wl_err(
+                    "cannot type",
+                    format!("keysym {keysym:#x} is not in the keymap"),
+                )
+            })
+    }
+
+    /// Whether typing `keysym` takes Shift that is not held now.
+    pub fn needs_shift(&self, keysym: u32) -> Result<bool> {
+        Ok(self.position(keysym)?.shift && self.held & mask_of(SHIFT) == 0)
+    }
+
+    /// Presses and releases the key of `keysym`, with Shift around it where its level
+    /// needs it (as a typist does).
+    pub fn tap(&mut self, keysym: u32) -> Result<()> {
+        let shift = self.needs_shift(keysym)?;
+        if shift {
+            self.key(SHIFT, true)?;
+        }
+        self.key(keysym, true)?;
+        self.key(keysym, false)?;
+        if shift {
+            self.key(SHIFT, false)?;
         }
         Ok(())
     }
@@ -243,7 +273,7 @@ impl Devices {
             while end < keysyms.len() {
                 let k = keysyms[end];
                 if !part.contains(&k) {
-                    if base.code(k).is_none() {
+                    if base.at(k).is_none() {
                         if extra == room {
                             break;
                         }
@@ -255,8 +285,7 @@ impl Devices {
             }
             self.ensure_keys(client, &part)?;
             for &k in &keysyms[start..end] {
-                self.key(k, true)?;
-                self.key(k, false)?;
+                self.tap(k)?;
                 if !delay.is_zero() {
                     self.roundtrip(client)?;
                     std::thread::sleep(delay);

@@ -1,84 +1,102 @@
 //! XKB keymaps for the virtual keyboard (pure). A virtual keyboard on Wayland brings its
 //! own keymap, and clients load a new one when it arrives — Chromium on a worker thread,
-//! translating the keys that come meanwhile with the map it had. So the map rarely
-//! changes: one base layout, the same in every process, with letters, digits, modifiers
-//! and named keys at their US keyboard's codes (what an app watching physical keys expects,
-//! and what the map a client had before most likely said too), the rest of ASCII on codes
-//! of their own; a character outside it (any script) is added for the moment, one level
-//! per key, with a pause for the clients to load the map.
+//! translating keys that come meanwhile with the map it had — and they read meaning into
+//! key codes too (Chromium takes the code of a context-menu key as that key, whatever it
+//! types). So the base map is a US keyboard: every key at its own code, Shift for the
+//! upper level, the same in every process (and most likely the map a client had before).
+//! A character it lacks (any other script) is put for the moment on keys that only ever
+//! type characters (the keypad, the international keys), a few at a time.
 
 use std::collections::HashMap;
 
-/// Evdev codes XKB can address (XKB key code − 8).
-const LAST_CODE: u32 = 247;
+/// A key of the US layout: evdev code, its keysym, its keysym with Shift (0: none).
+type Key = (u32, u32, u32);
 
-/// Keysyms at their US keyboard's evdev codes (`linux/input-event-codes.h`).
-const PLACED: &[(u32, u32)] = &[
-    // Modifiers: Shift_L, Control_L, Alt_L, Super_L.
-    (0xffe1, 42),
-    (0xffe3, 29),
-    (0xffe9, 56),
-    (0xffeb, 125),
-    // Named keys.
-    (0xff1b, 1),   // Escape
-    (0xff08, 14),  // BackSpace
-    (0xff09, 15),  // Tab
-    (0xff0d, 28),  // Return
-    (0x0020, 57),  // space
-    (0xffe5, 58),  // Caps_Lock
-    (0xff7f, 69),  // Num_Lock
-    (0xff14, 70),  // Scroll_Lock
-    (0xff61, 99),  // Print
-    (0xff50, 102), // Home
-    (0xff52, 103), // Up
-    (0xff55, 104), // Prior
-    (0xff51, 105), // Left
-    (0xff53, 106), // Right
-    (0xff57, 107), // End
-    (0xff54, 108), // Down
-    (0xff56, 109), // Next
-    (0xff63, 110), // Insert
-    (0xffff, 111), // Delete
-    (0xff13, 119), // Pause
-    (0xff67, 127), // Menu
-    // Digits 1–9, 0.
-    (0x31, 2),
-    (0x32, 3),
-    (0x33, 4),
-    (0x34, 5),
-    (0x35, 6),
-    (0x36, 7),
-    (0x37, 8),
-    (0x38, 9),
-    (0x39, 10),
-    (0x30, 11),
-    // Letters, QWERTY rows.
-    (0x71, 16),
-    (0x77, 17),
-    (0x65, 18),
-    (0x72, 19),
-    (0x74, 20),
-    (0x79, 21),
-    (0x75, 22),
-    (0x69, 23),
-    (0x6f, 24),
-    (0x70, 25),
-    (0x61, 30),
-    (0x73, 31),
-    (0x64, 32),
-    (0x66, 33),
-    (0x67, 34),
-    (0x68, 35),
-    (0x6a, 36),
-    (0x6b, 37),
-    (0x6c, 38),
-    (0x7a, 44),
-    (0x78, 45),
-    (0x63, 46),
-    (0x76, 47),
-    (0x62, 48),
-    (0x6e, 49),
-    (0x6d, 50),
+/// Modifiers, named keys and F keys: one level each.
+const SINGLE: &[(u32, u32)] = &[
+    (42, 0xffe1),  // Shift_L
+    (29, 0xffe3),  // Control_L
+    (56, 0xffe9),  // Alt_L
+    (125, 0xffeb), // Super_L
+    (1, 0xff1b),   // Escape
+    (14, 0xff08),  // BackSpace
+    (15, 0xff09),  // Tab
+    (28, 0xff0d),  // Return
+    (58, 0xffe5),  // Caps_Lock
+    (69, 0xff7f),  // Num_Lock
+    (70, 0xff14),  // Scroll_Lock
+    (99, 0xff61),  // Print
+    (102, 0xff50), // Home
+    (103, 0xff52), // Up
+    (104, 0xff55), // Prior
+    (105, 0xff51), // Left
+    (106, 0xff53), // Right
+    (107, 0xff57), // End
+    (108, 0xff54), // Down
+    (109, 0xff56), // Next
+    (110, 0xff63), // Insert
+    (111, 0xffff), // Delete
+    (119, 0xff13), // Pause
+    (127, 0xff67), // Menu
+];
+
+/// The printable keys: digits and punctuation rows, letters, space.
+const PRINTABLE: &[Key] = &[
+    (2, 0x31, 0x21),
+    (3, 0x32, 0x40),
+    (4, 0x33, 0x23),
+    (5, 0x34, 0x24),
+    (6, 0x35, 0x25),
+    (7, 0x36, 0x5e),
+    (8, 0x37, 0x26),
+    (9, 0x38, 0x2a),
+    (10, 0x39, 0x28),
+    (11, 0x30, 0x29),
+    (12, 0x2d, 0x5f),
+    (13, 0x3d, 0x2b),
+    (26, 0x5b, 0x7b),
+    (27, 0x5d, 0x7d),
+    (39, 0x3b, 0x3a),
+    (40, 0x27, 0x22),
+    (41, 0x60, 0x7e),
+    (43, 0x5c, 0x7c),
+    (51, 0x2c, 0x3c),
+    (52, 0x2e, 0x3e),
+    (53, 0x2f, 0x3f),
+    (57, 0x20, 0),
+    (16, 0x71, 0x51),
+    (17, 0x77, 0x57),
+    (18, 0x65, 0x45),
+    (19, 0x72, 0x52),
+    (20, 0x74, 0x54),
+    (21, 0x79, 0x59),
+    (22, 0x75, 0x55),
+    (23, 0x69, 0x49),
+    (24, 0x6f, 0x4f),
+    (25, 0x70, 0x50),
+    (30, 0x61, 0x41),
+    (31, 0x73, 0x53),
+    (32, 0x64, 0x44),
+    (33, 0x66, 0x46),
+    (34, 0x67, 0x47),
+    (35, 0x68, 0x48),
+    (36, 0x6a, 0x4a),
+    (37, 0x6b, 0x4b),
+    (38, 0x6c, 0x4c),
+    (44, 0x7a, 0x5a),
+    (45, 0x78, 0x58),
+    (46, 0x63, 0x43),
+    (47, 0x76, 0x56),
+    (48, 0x62, 0x42),
+    (49, 0x6e, 0x4e),
+    (50, 0x6d, 0x4d),
+];
+
+/// Keys that only ever type characters: the keypad's digits and signs, the
+/// international keys. Other characters go here, one level each, for the moment.
+const SPARE: &[u32] = &[
+    55, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 86, 89, 98, 117, 118, 121, 124, 179,
+    180,
 ];
 
 /// The modifiers' keysyms, their XKB names and masks.
@@ -89,10 +107,32 @@ const MODIFIERS: [(u32, &str, u32); 4] = [
     (0xffeb, "Mod4", 64),
 ];
 
-/// Every keysym of the base layout: the placed ones, F1–F24, then the rest of printable
-/// ASCII (on free codes, in keysym order).
-fn base() -> Vec<(u32, u32)> {
-    let mut keys: Vec<(u32, u32)> = PLACED.to_vec();
+/// Shift_L's keysym and mask.
+pub const SHIFT: u32 = 0xffe1;
+
+/// How many characters beyond the base layout one keymap holds.
+pub const fn capacity() -> usize {
+    SPARE.len()
+}
+
+/// Where a keysym is: the key's evdev code, and whether Shift gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct At {
+    pub code: u32,
+    pub shift: bool,
+}
+
+/// A keymap: its text, and where each keysym in it is.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    pub text: String,
+    at: HashMap<u32, At>,
+}
+
+/// Every key of the base layout: evdev code, levels. F1–F24 added.
+fn base() -> Vec<Key> {
+    let mut keys: Vec<Key> = SINGLE.iter().map(|&(c, s)| (c, s, 0)).collect();
+    keys.extend_from_slice(PRINTABLE);
     // F1–F10 at 59–68, F11 and F12 at 87 and 88, F13–F24 at 183–194.
     for n in 0..24u32 {
         let code = match n {
@@ -101,71 +141,50 @@ fn base() -> Vec<(u32, u32)> {
             11 => 88,
             _ => 183 + (n - 12),
         };
-        keys.push((0xffbe + n, code));
-    }
-    let rest: Vec<u32> = (0x21..=0x7eu32)
-        .filter(|k| !keys.iter().any(|(s, _)| s == k))
-        .collect();
-    let mut free = free_codes(&keys);
-    for k in rest {
-        if let Some(code) = free.next() {
-            keys.push((k, code));
-        }
+        keys.push((code, 0xffbe + n, 0));
     }
     keys
 }
 
-fn free_codes(taken: &[(u32, u32)]) -> impl Iterator<Item = u32> {
-    let used: Vec<u32> = taken.iter().map(|(_, c)| *c).collect();
-    (1..=LAST_CODE).filter(move |c| !used.contains(c))
-}
-
-/// How many keysyms beyond the base one keymap holds.
-pub fn capacity() -> usize {
-    LAST_CODE as usize - base().len()
-}
-
-/// A keymap: its text, and the evdev code of each keysym in it.
-#[derive(Debug, Clone)]
-pub struct Keymap {
-    pub text: String,
-    codes: HashMap<u32, u32>,
-}
-
 impl Keymap {
-    /// The base layout plus those of `keysyms` it lacks (as many as fit).
+    /// The base layout plus those of `keysyms` it lacks (as many as [`capacity`] allows).
     pub fn new(keysyms: &[u32]) -> Keymap {
         let mut keys = base();
-        let mut extra: Vec<u32> = keysyms
-            .iter()
-            .copied()
-            .filter(|k| !keys.iter().any(|(s, _)| s == k))
-            .collect();
-        extra.dedup();
-        let mut seen = Vec::new();
-        extra.retain(|k| {
-            let new = !seen.contains(k);
-            seen.push(*k);
-            new
-        });
-        let mut free = free_codes(&keys).collect::<Vec<_>>().into_iter();
-        for k in extra {
-            match free.next() {
-                Some(code) => keys.push((k, code)),
-                None => break,
+        let mut extra: Vec<u32> = Vec::new();
+        for &k in keysyms {
+            let known = keys
+                .iter()
+                .any(|&(_, lo, hi)| lo == k || (hi != 0 && hi == k));
+            if !known && !extra.contains(&k) {
+                extra.push(k);
             }
         }
-        keys.sort_by_key(|(_, c)| *c);
+        for (k, code) in extra.into_iter().zip(SPARE) {
+            keys.push((*code, k, 0));
+        }
+        keys.sort_by_key(|(c, _, _)| *c);
         let mut keycodes = String::new();
         let mut symbols = String::new();
-        for (sym, code) in &keys {
+        let mut at = HashMap::new();
+        for &(code, lo, hi) in &keys {
             let xkb = code + 8;
             keycodes.push_str(&format!("    <K{xkb}> = {xkb};\n"));
-            symbols.push_str(&format!("    key <K{xkb}> {{ [ 0x{sym:08x} ] }};\n"));
+            if hi == 0 {
+                symbols.push_str(&format!("    key <K{xkb}> {{ [ 0x{lo:08x} ] }};\n"));
+            } else {
+                symbols.push_str(&format!(
+                    "    key <K{xkb}> {{ [ 0x{lo:08x}, 0x{hi:08x} ] }};\n"
+                ));
+                at.entry(hi).or_insert(At { code, shift: true });
+            }
+            at.insert(lo, At { code, shift: false });
         }
         for (sym, name, _) in MODIFIERS {
-            if let Some((_, code)) = keys.iter().find(|(s, _)| *s == sym) {
-                symbols.push_str(&format!("    modifier_map {name} {{ <K{}> }};\n", code + 8));
+            if let Some(a) = at.get(&sym) {
+                symbols.push_str(&format!(
+                    "    modifier_map {name} {{ <K{}> }};\n",
+                    a.code + 8
+                ));
             }
         }
         let text = format!(
@@ -176,20 +195,17 @@ impl Keymap {
              xkb_symbols \"desktop-cli\" {{\n{symbols}}};\n\
              }};\n"
         );
-        Keymap {
-            text,
-            codes: keys.into_iter().collect(),
-        }
+        Keymap { text, at }
     }
 
-    /// The evdev code typing `keysym`.
-    pub fn code(&self, keysym: u32) -> Option<u32> {
-        self.codes.get(&keysym).copied()
+    /// Where `keysym` is.
+    pub fn at(&self, keysym: u32) -> Option<At> {
+        self.at.get(&keysym).copied()
     }
 
     /// Whether every one of `keysyms` has a key here.
     pub fn has_all(&self, keysyms: &[u32]) -> bool {
-        keysyms.iter().all(|k| self.codes.contains_key(k))
+        keysyms.iter().all(|k| self.at.contains_key(k))
     }
 }
 
@@ -203,50 +219,84 @@ mod tests {
     use super::*;
 
     #[test]
-    fn letters_digits_and_named_keys_sit_where_a_us_keyboard_has_them() {
+    fn a_us_keyboard_with_shift_for_the_upper_level() {
         let k = Keymap::new(&[]);
-        assert_eq!(k.codes.len(), base().len());
-        assert_eq!(k.code(0x61), Some(30)); // a
-        assert_eq!(k.code(0x7a), Some(44)); // z
-        assert_eq!(k.code(0x30), Some(11)); // 0
-        assert_eq!(k.code(0xff0d), Some(28)); // Return
-        assert_eq!(k.code(0xffe3), Some(29)); // Control_L
-        assert_eq!(k.code(0xffc9), Some(88)); // F12
-        assert!(k.text.contains("<K38> = 38;")); // a: XKB code 30 + 8
+        let at = |s| k.at(s).unwrap();
+        assert_eq!(
+            at(0x61),
+            At {
+                code: 30,
+                shift: false
+            }
+        ); // a
+        assert_eq!(
+            at(0x41),
+            At {
+                code: 30,
+                shift: true
+            }
+        ); // A
+        assert_eq!(
+            at(0x40),
+            At {
+                code: 3,
+                shift: true
+            }
+        ); // @
+        assert_eq!(
+            at(0x2e),
+            At {
+                code: 52,
+                shift: false
+            }
+        ); // .
+        assert_eq!(
+            at(0xff0d),
+            At {
+                code: 28,
+                shift: false
+            }
+        ); // Return
+        assert_eq!(at(0xffe3).code, 29); // Control_L
+        assert_eq!(at(0xffc9).code, 88); // F12
+        assert!(k.text.contains("key <K38> { [ 0x00000061, 0x00000041 ] };"));
         assert!(k.text.contains("modifier_map Control { <K37> };"));
-        // The rest of ASCII has keys too, the same in every map.
-        assert!(k.has_all(&[0x41, 0x40, 0x7e, 0x21]));
-        assert_eq!(Keymap::new(&[]).code(0x40), k.code(0x40));
-        // Every code is used once.
-        let mut codes: Vec<u32> = k.codes.values().copied().collect();
+        // All of printable ASCII, in every process the same.
+        assert!((0x20..=0x7e).all(|c| k.at(c).is_some()));
+        assert_eq!(Keymap::new(&[]).text, k.text);
+        // No code is used twice.
+        let mut codes: Vec<u32> = base().iter().map(|k| k.0).collect();
+        codes.extend_from_slice(SPARE);
+        let n = codes.len();
         codes.sort_unstable();
         codes.dedup();
-        assert_eq!(codes.len(), k.codes.len());
+        assert_eq!(codes.len(), n);
     }
 
     #[test]
-    fn other_characters_are_added_while_they_fit() {
+    fn other_characters_go_on_keys_that_only_type() {
         let cjk = 0x0100_4e2d;
-        let k = Keymap::new(&[0x61, cjk, cjk]);
-        assert_eq!(k.codes.len(), base().len() + 1);
-        assert!(k.code(cjk).is_some_and(|c| c <= LAST_CODE));
-        assert_eq!(k.code(0x61), Some(30));
-        let many: Vec<u32> = (0..400).map(|i| 0x0100_4e00 + i).collect();
+        let k = Keymap::new(&[0x61, cjk, cjk, 0xeb]);
+        assert_eq!(
+            k.at(cjk),
+            Some(At {
+                code: SPARE[0],
+                shift: false
+            })
+        );
+        assert_eq!(
+            k.at(0xeb),
+            Some(At {
+                code: SPARE[1],
+                shift: false
+            })
+        );
+        assert_eq!(k.at(0x61).unwrap().code, 30);
+        let many: Vec<u32> = (0..100).map(|i| 0x0100_4e00 + i).collect();
         let full = Keymap::new(&many);
-        assert!(full.code(many[capacity() - 1]).is_some());
-        assert!(full.code(many[capacity()]).is_none());
-        assert!(capacity() >= 90, "room for a line of another script");
+        assert!(full.at(many[capacity() - 1]).is_some());
+        assert!(full.at(many[capacity()]).is_none());
         assert_eq!(mask_of(0xffe3), 4);
         assert_eq!(mask_of(0x61), 0);
-    }
-}
-#[cfg(test)]
-mod dbg {
-    #[test]
-    fn show() {
-        let syms: Vec<u32> = "Zoë Ωμέγα 中文 😀".chars().map(crate::input::keysym_for_char).collect();
-        let k = super::Keymap::new(&syms);
-        for s in syms { eprintln!("{s:#x} -> {:?}", k.code(s)); }
-        eprintln!("base {}", super::base().len());
     }
 }

@@ -232,7 +232,10 @@ pub fn checks(sandbox: Option<&str>) -> Vec<desktop_core::backend::Check> {
         if has(clipboard::GLOBAL) {
             Ok(format!("data-control ({})", clipboard::GLOBAL))
         } else {
-            Err(format!("no {}: the clipboard cannot be read or set", clipboard::GLOBAL))
+            Err(format!(
+                "no {}: the clipboard cannot be read or set",
+                clipboard::GLOBAL
+            ))
         },
         "Use a compositor with the data-control protocol (wlroots, KDE)",
     ));
