@@ -3,9 +3,10 @@
 # Debian/Ubuntu (apt). Safe to re-run: packages already present are skipped.
 set -euo pipefail
 
-# Runtime: a headless X server, a session bus, the AT-SPI bus and registry, and the window
-# manager `sandbox up --wm` starts (openbox).
-RUNTIME=(xvfb dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils openbox)
+# Runtime: a headless X server, a session bus, the AT-SPI bus and registry, the window
+# manager `sandbox up --wm` starts (openbox), and the compositor `sandbox up --wayland`
+# starts (sway; passwd's useradd makes the user it runs as when we are root).
+RUNTIME=(xvfb dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils openbox sway passwd)
 # Real apps the tests and the demo drive: GTK3, Qt5, Chromium; the GTK3 and Qt5 form
 # fixtures (tests/fixtures/form_*.py) run on Debian's Python bindings of both toolkits.
 # The web widget fixtures load jQuery and jQuery UI from Debian (libjs-jquery-ui).
@@ -21,6 +22,8 @@ APPS+=(libreoffice-calc libreoffice-writer libreoffice-gtk3 gtk-4-examples gir1.
 # Peers the benchmark compares against (pyatspi, xdotool, ImageMagick; x11vnc for `view`)
 # and test helpers (python3-yaml reads deploy/kubernetes.yaml).
 PEERS=(python3-pyatspi gir1.2-atspi-2.0 python3-gi xdotool imagemagick xclip python3-yaml x11vnc)
+# Wayland witnesses and peers: grim (screencopy), wl-clipboard (wl-copy, wl-paste).
+PEERS+=(grim wl-clipboard)
 # The MCP clients the tests use come from PyPI and npm (scripts/install-test-tools.sh);
 # npm only from apt when no Node.js is installed already (another nodejs would conflict).
 CLIENTS=(python3-venv)

@@ -395,7 +395,7 @@ async fn start_all(
             start_x(dir, (w * outputs, h, depth), deadline, started, &log).await?;
         (display, Server::X { xauth, cookie })
     };
-    let pgid = i32::try_from(started[0].pid).map_err(|_| Error::internal("pid out of range"))?;
+    let pgid = started[0].pid;
 
     // Private session bus on a socket inside the sandbox directory.
     let bus_path = dir.join("bus");
