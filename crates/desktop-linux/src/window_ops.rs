@@ -2,6 +2,8 @@
 //! watched until it shows the change — or goes away, or its app puts up a question instead
 //! of closing — and processes ended for `close-app --force`, only ever the one named.
 
+use crate::wayland::Wl;
+use crate::x11::wm::Seen;
 use crate::x11::{no_display, X};
 use crate::LinuxDesktop;
 use desktop_core::model::WindowState;
@@ -24,14 +26,22 @@ pub(crate) async fn window_op(
     window: &WindowInfo,
     op: WindowOp,
 ) -> Result<Option<WindowInfo>> {
-    let x = d.x.as_ref().ok_or_else(no_display)?;
+    let x = match (&d.x, &d.wl) {
+        (Some(x), _) => Side::X(x),
+        (None, Some(w)) => Side::Wayland(w),
+        (None, None) => return Err(no_display()),
+    };
+    let x = &x;
     let id = window
         .id
         .and_then(|i| u32::try_from(i).ok())
         .ok_or_else(|| {
             Error::new(
                 ErrorCode::WindowNotFound,
-                format!("the window \"{}\" has no X window to act on", window.title),
+                format!(
+                    "the window \"{}\" has no window-system window to act on",
+                    window.title
+                ),
             )
             .suggest("List the windows and target one with an id")
         })?;
@@ -112,8 +122,43 @@ fn with(window: &WindowInfo, seen: crate::x11::wm::Seen) -> WindowInfo {
     }
 }
 
-/// The X windows of the process `pid` (none for an unknown pid).
-fn same_pid(x: &X, pid: u32) -> Vec<u32> {
+/// The window system the request goes to: the X server (its window manager), or the
+/// Wayland compositor (sway's commands).
+enum Side<'a> {
+    X(&'a X),
+    Wayland(&'a Wl),
+}
+
+impl Side<'_> {
+    fn windows(&self) -> Result<Vec<crate::x11::XWindow>> {
+        match self {
+            Side::X(x) => x.windows(),
+            Side::Wayland(w) => w.windows(),
+        }
+    }
+
+    /// The window as the window system shows it now; `None` once it is gone.
+    fn seen(&self, id: u32) -> Result<Option<Seen>> {
+        match self {
+            Side::X(x) => x.seen(id),
+            Side::Wayland(w) => Ok(w.windows()?.into_iter().find(|t| t.id == id).map(|t| Seen {
+                bounds: t.bounds,
+                state: t.state,
+                mapped: true,
+            })),
+        }
+    }
+
+    fn request(&self, id: u32, op: WindowOp, now: WindowState) -> Result<()> {
+        match self {
+            Side::X(x) => x.request(id, op, now),
+            Side::Wayland(w) => w.command(&crate::wayland::window_command(id, op, now)?),
+        }
+    }
+}
+
+/// The top-level windows of the process `pid` (none for an unknown pid).
+fn same_pid(x: &Side, pid: u32) -> Vec<u32> {
     if pid == 0 {
         return Vec::new();
     }

@@ -158,3 +158,52 @@ pub fn hung_beside(env: &Env) {
         "nothing typed into the stopped app: {g}"
     );
 }
+
+/// Window operations through sway: minimized into the scratchpad and back, full screen and
+/// back, moved as a floating window; sway's own tree witnesses each. sway has no maximized
+/// state, and says so.
+pub fn window_ops(env: &Env) {
+    let node = |title: &str| -> (serde_json::Value, bool) {
+        let out = env
+            .desk()
+            .run_with_env("swaymsg", &["-t", "get_tree"], None, false);
+        let tree: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        fn find(
+            n: &serde_json::Value,
+            title: &str,
+            scratch: bool,
+        ) -> Option<(serde_json::Value, bool)> {
+            let scratch = scratch || n["name"] == "__i3_scratch";
+            if n["pid"].is_number() && n["name"].as_str().unwrap_or("").contains(title) {
+                return Some((n.clone(), scratch));
+            }
+            let kids = n["nodes"].as_array().into_iter().flatten();
+            let floating = n["floating_nodes"].as_array().into_iter().flatten();
+            kids.chain(floating).find_map(|k| find(k, title, scratch))
+        }
+        find(&tree, title, false).unwrap_or_else(|| panic!("sway has no {title}"))
+    };
+    let r = env.ok(&["window", "minimize", "--window", GTK]);
+    assert_eq!(r["window"]["state"], "minimized", "{r}");
+    assert!(node(GTK).1, "in sway's scratchpad");
+    let r = env.ok(&["window", "restore", "--window", GTK]);
+    assert!(
+        r["window"]["state"].is_null() || r["window"]["state"] == "normal",
+        "{r}"
+    );
+    assert!(!node(GTK).1, "out of the scratchpad");
+    env.ok(&["window", "fullscreen", "--window", GTK]);
+    assert_eq!(node(GTK).0["fullscreen_mode"], 1);
+    env.ok(&["window", "restore", "--window", GTK]);
+    assert_eq!(node(GTK).0["fullscreen_mode"], 0);
+    let r = env.cli(&["window", "maximize", "--window", GTK]);
+    assert_eq!(r.error_code(), "PLATFORM_NOT_SUPPORTED", "{}", r.stdout);
+    env.ok(&["window", "move", "100", "60", "--window", GTK]);
+    let (n, _) = node(GTK);
+    assert_eq!(
+        (n["rect"]["x"].as_i64(), n["rect"]["y"].as_i64()),
+        (Some(100), Some(60)),
+        "{n}"
+    );
+    assert_eq!(n["type"], "floating_con", "moved windows float: {n}");
+}

@@ -141,6 +141,7 @@ fn main() {
         ("chromium_forms_back_to_back", act::chromium_forms),
         ("any_script_typed", act::any_script),
         ("hung_app_beside", act::hung_beside),
+        ("window_operations_through_sway", act::window_ops),
     ];
     desktop_testkit::run_tests(env, tests, |env, name| env.desk().screenshot(name))
 }

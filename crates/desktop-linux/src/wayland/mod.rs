@@ -242,6 +242,40 @@ pub fn checks(sandbox: Option<&str>) -> Vec<desktop_core::backend::Check> {
     out
 }
 
+/// The sway command carrying out a window operation on the window with id `id` (now in
+/// state `now`). Moving and resizing float the window first: sway places tiled windows
+/// itself. sway has no maximized state (a tiled window fills its tile).
+pub fn window_command(
+    id: u32,
+    op: desktop_core::winops::WindowOp,
+    now: desktop_core::model::WindowState,
+) -> Result<String> {
+    use desktop_core::model::WindowState;
+    use desktop_core::winops::WindowOp;
+    let what = match op {
+        WindowOp::Move { x, y } => format!("floating enable, move absolute position {x} {y}"),
+        WindowOp::Resize { w, h } => {
+            format!("floating enable, resize set width {w} px height {h} px")
+        }
+        WindowOp::Minimize => "move scratchpad".into(),
+        WindowOp::Fullscreen => "fullscreen enable".into(),
+        WindowOp::Close => "kill".into(),
+        WindowOp::Restore => match now {
+            WindowState::Minimized => "scratchpad show, floating disable".into(),
+            WindowState::Fullscreen => "fullscreen disable".into(),
+            _ => "floating disable".into(),
+        },
+        WindowOp::Maximize => {
+            return Err(Error::new(
+                ErrorCode::PlatformNotSupported,
+                "sway has no maximized state: a tiled window fills its tile",
+            )
+            .suggest("Use full screen (window --fullscreen), or restore it into the tiling"))
+        }
+    };
+    Ok(format!("[con_id={id}] {what}"))
+}
+
 /// Whether the seat of the display at `socket` has a keyboard.
 pub fn seat_has_keyboard(socket: &Path) -> bool {
     Client::connect_to(socket).is_ok_and(|c| c.seat_has_keyboard())
@@ -287,6 +321,29 @@ pub fn outputs_at(path: &Path) -> Result<Vec<Display>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn window_operations_are_sway_commands() {
+        use desktop_core::model::WindowState as S;
+        use desktop_core::winops::WindowOp as Op;
+        let cmd = |op, now| window_command(7, op, now).unwrap();
+        assert_eq!(
+            cmd(Op::Move { x: 10, y: 20 }, S::Normal),
+            "[con_id=7] floating enable, move absolute position 10 20"
+        );
+        assert_eq!(cmd(Op::Minimize, S::Normal), "[con_id=7] move scratchpad");
+        assert_eq!(
+            cmd(Op::Restore, S::Minimized),
+            "[con_id=7] scratchpad show, floating disable"
+        );
+        assert_eq!(
+            cmd(Op::Restore, S::Fullscreen),
+            "[con_id=7] fullscreen disable"
+        );
+        assert_eq!(cmd(Op::Close, S::Normal), "[con_id=7] kill");
+        let e = window_command(7, Op::Maximize, S::Normal).unwrap_err();
+        assert_eq!(e.code, ErrorCode::PlatformNotSupported);
+    }
 
     #[test]
     fn boxes_move_by_the_window_less_the_shadow_margin() {
