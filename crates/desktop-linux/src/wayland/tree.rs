@@ -114,3 +114,43 @@ pub fn displays(outputs: &[Output]) -> Vec<Display> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Recorded from a sandbox: a tiled GTK form (focused), gtk3-widget-factory moved to
+    /// float at 50,40, another GTK form minimized into the scratchpad.
+    fn tree() -> Node {
+        serde_json::from_str(include_str!("../../tests/fixtures/sway_tree.json")).unwrap()
+    }
+
+    #[test]
+    fn views_with_their_boxes_floating_above_focused_last() {
+        let wins = windows(&tree());
+        let ids: Vec<u32> = wins.iter().map(|w| w.id).collect();
+        assert_eq!(ids, [5, 6, 7], "scratchpad and floating before the focused one");
+        let by = |id: u32| wins.iter().find(|w| w.id == id).unwrap();
+        assert_eq!(by(7).bounds, Rect::new(0, 0, 1280, 800));
+        assert_eq!(by(7).title, "GTK Form");
+        assert_eq!(by(7).class, "form_gtk.py");
+        assert_eq!(by(7).pid, Some(15559));
+        assert_eq!(by(7).state, WindowState::Normal);
+        assert_eq!(by(6).bounds, Rect::new(50, 40, 1280, 732));
+        assert_eq!(by(5).state, WindowState::Minimized);
+        assert_eq!(focused(&tree()), Some(7));
+    }
+
+    #[test]
+    fn outputs_are_displays() {
+        let outputs: Vec<Output> =
+            serde_json::from_str(include_str!("../../tests/fixtures/sway_outputs.json")).unwrap();
+        let d = displays(&outputs);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].name, "HEADLESS-1");
+        assert_eq!(d[0].bounds, Rect::new(0, 0, 1280, 800));
+        assert!(d[0].primary);
+        assert_eq!(d[0].refresh, Some(60.0));
+        assert_eq!(d[0].scale, 1.0);
+    }
+}
