@@ -176,11 +176,11 @@ impl Devices {
     pub fn ensure_keys(&mut self, client: &Client, keysyms: &[u32]) -> Result<()> {
         if !self.announced {
             // A new keyboard becomes the seat's at its first event, and its keymap goes to
-            // the focused client then: a modifiers event does that without a key, and the
-            // pause lets the client load the map (keys meanwhile are lost in Chromium).
+            // the focused client then: a modifiers event does that without a key. The map
+            // is the base layout the seat holder's keyboard has too, so keys that come while
+            // a client loads it are read the same either way: no pause.
             self.vkeyboard()?.modifiers(0, 0, 0, 0);
             self.roundtrip(client)?;
-            std::thread::sleep(REMAP_SETTLE);
             self.announced = true;
         }
         if self.keymap.as_ref().is_some_and(|k| k.has_all(keysyms)) {
