@@ -140,6 +140,7 @@ fn schemas() -> Vec<(&'static str, Value)> {
                     "display": {"type": "string"}, "size": {"type": "string", "description": "each display's size"}, "running": {"type": "boolean"},
                     "outputs": {"type": "integer", "description": "displays side by side (sandbox up --outputs)"},
                     "wm": {"type": ["string", "null"], "description": "the window manager it runs (sandbox up --wm), null for none"},
+                    "wayland": {"type": ["string", "null"], "description": "a Wayland sandbox's display socket (sandbox up --wayland; its wm is the compositor), null for X11"},
                     "dir": {"type": "string"}, "a11y_bus": {"type": "string"},
                     "pids": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "pid": {"type": "integer"}}}},
                     "env": {"type": "object", "additionalProperties": {"type": "string"}}
