@@ -129,7 +129,11 @@ mod tests {
     fn views_with_their_boxes_floating_above_focused_last() {
         let wins = windows(&tree());
         let ids: Vec<u32> = wins.iter().map(|w| w.id).collect();
-        assert_eq!(ids, [5, 6, 7], "scratchpad and floating before the focused one");
+        assert_eq!(
+            ids,
+            [5, 6, 7],
+            "scratchpad and floating before the focused one"
+        );
         let by = |id: u32| wins.iter().find(|w| w.id == id).unwrap();
         assert_eq!(by(7).bounds, Rect::new(0, 0, 1280, 800));
         assert_eq!(by(7).title, "GTK Form");
