@@ -206,6 +206,7 @@ fn doctor_and_schema(env: &Env) {
         names,
         [
             "state",
+            "session",
             "display",
             "xtest",
             "session_bus",
