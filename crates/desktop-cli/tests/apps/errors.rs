@@ -222,7 +222,7 @@ fn doctor_and_schema(env: &Env) {
         bad["checks"][0]["ok"], true,
         "the state folders are private"
     );
-    assert!(bad["checks"][1]["fix"]
+    assert!(bad["checks"][2]["fix"]
         .as_str()
         .unwrap()
         .contains("sandbox up"));
