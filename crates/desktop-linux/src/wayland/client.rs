@@ -123,15 +123,7 @@ impl Client {
                 )
                 .suggest("The compositor is busy or hung; retry"));
             }
-            let ready = {
-                let fd = guard.connection_fd();
-                let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-                let ts = Timespec {
-                    tv_sec: left.as_secs() as i64,
-                    tv_nsec: i64::from(left.subsec_nanos()),
-                };
-                poll(&mut fds, Some(&ts)).unwrap_or(0) > 0
-            };
+            let ready = readable(guard.connection_fd(), left);
             if ready {
                 match guard.read() {
                     Ok(_) => {}
@@ -187,6 +179,16 @@ impl Client {
     {
         self.bind(qh, 1)
     }
+}
+
+/// Whether `fd` has something to read within `left`.
+pub(crate) fn readable(fd: impl std::os::fd::AsFd, left: Duration) -> bool {
+    let mut fds = [PollFd::new(&fd, PollFlags::IN)];
+    let ts = Timespec {
+        tv_sec: left.as_secs() as i64,
+        tv_nsec: i64::from(left.subsec_nanos()),
+    };
+    poll(&mut fds, Some(&ts)).unwrap_or(0) > 0
 }
 
 /// Set once the compositor answered a `wl_display.sync`.

@@ -4,7 +4,6 @@
 
 use super::client::{synced, wl_err, Client, TIMEOUT};
 use desktop_core::{Error, ErrorCode, Result};
-use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use std::io::{Read as _, Write as _};
 use std::os::fd::{AsFd, OwnedFd};
 use std::time::{Duration, Instant};
@@ -176,15 +175,7 @@ fn read_all(fd: OwnedFd, timeout: Duration) -> Result<Vec<u8>> {
             )
             .suggest("The app holding the clipboard is busy or hung; retry"));
         }
-        let ts = Timespec {
-            tv_sec: left.as_secs() as i64,
-            tv_nsec: i64::from(left.subsec_nanos()),
-        };
-        let ready = {
-            let mut fds = [PollFd::new(&file, PollFlags::IN)];
-            poll(&mut fds, Some(&ts)).unwrap_or(0) > 0
-        };
-        if !ready {
+        if !super::client::readable(&file, left) {
             continue;
         }
         match file.read(&mut buf) {
