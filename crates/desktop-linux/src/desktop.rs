@@ -269,10 +269,26 @@ async fn read_window_with(
         ),
     };
     timing.push(("peer", t.elapsed().as_secs_f64() * 1000.0));
-    let (mut root, stats) =
-        tree::read_subtree_with(&bus, &handle, limits, Some(&d.cells), memo, known)
-            .await
-            .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    // A long-lived process reads through its mirror of the window, unless the caller
+    // brought its own memo (`observe`).
+    let mut kept = match (&d.warm, &memo, &known) {
+        (Some(w), None, Some(cache)) => Some(
+            w.mirror(handle.owner(), handle.path(), cache.trust())
+                .await,
+        ),
+        _ => None,
+    };
+    let memo = match kept.as_mut() {
+        Some(k) => Some(&mut k.memo),
+        None => memo,
+    };
+    let read = tree::read_subtree_with(&bus, &handle, limits, Some(&d.cells), memo, known).await;
+    if let (Some(w), Some(k)) = (&d.warm, kept) {
+        if read.is_ok() {
+            w.keep(handle.owner(), handle.path(), k).await;
+        }
+    }
+    let (mut root, stats) = read.map_err(|e| app_error(e, &window.app, d.timeout))?;
     d.cells.save();
     let t = Instant::now();
     clues::gather(&bus, &mut root.children, filters.visible_only)

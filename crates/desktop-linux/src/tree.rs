@@ -86,16 +86,19 @@ pub struct Memo {
     children: HashMap<String, Kids>,
     dirty_info: std::collections::HashSet<String>,
     dirty_children: std::collections::HashSet<String>,
+    /// Children lists are asked again on every read: the toolkit moves, adds or removes
+    /// children without always saying so (GTK 3, Qt 5, Chromium's walked parts).
+    recheck_children: bool,
 }
 
 impl Memo {
     /// The app reported a change of the object at `path` (of its children, or of itself).
+    /// A change of children changes the object's child count too.
     pub fn touched(&mut self, path: &str, children: bool) {
         if children {
             self.dirty_children.insert(path.to_string());
-        } else {
-            self.dirty_info.insert(path.to_string());
         }
+        self.dirty_info.insert(path.to_string());
     }
 
     /// Whether earlier reads had to walk (the app's cache lacked part of the window).
@@ -103,9 +106,20 @@ impl Memo {
         !self.children.is_empty()
     }
 
+    /// An empty memo; `recheck` asks children lists again on every read.
+    pub(crate) fn rechecking_children(recheck: bool) -> Memo {
+        Memo {
+            recheck_children: recheck,
+            ..Memo::default()
+        }
+    }
+
     /// Forgets everything (the next read asks the app about every element again).
     pub fn clear(&mut self) {
-        *self = Memo::default();
+        *self = Memo {
+            recheck_children: self.recheck_children,
+            ..Memo::default()
+        };
     }
 }
 
@@ -142,6 +156,7 @@ pub async fn read_subtree_with(
         items: cache,
         get_all,
         showing: quirk,
+        ..
     } = match known {
         Some(k) => k,
         None => fetch_app_cache(bus, root.owner()).await?,
@@ -218,6 +233,35 @@ pub struct AppCache {
     pub(crate) get_all: bool,
     /// How the toolkit falls short in reporting SHOWING (`showing` makes up for it).
     pub(crate) showing: showing::Quirk,
+    /// The toolkit's name as the app gives it.
+    pub(crate) toolkit: String,
+}
+
+/// How far a toolkit's change signals can be trusted to keep a mirror of its windows true
+/// (measured by `cargo test --test mirror`: random changes, mirror against fresh reads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Trust {
+    /// Every change is signalled (GTK 4).
+    Everything,
+    /// Names and states are; children moved, added or removed sometimes are not (GTK 3
+    /// leaves out a box's removals, Chromium and Qt 5 some of theirs): children lists are
+    /// asked again on every read.
+    NamesAndStates,
+    /// Not measured: nothing kept.
+    Nothing,
+}
+
+impl AppCache {
+    pub(crate) fn trust(&self) -> Trust {
+        let is = |k: &str| self.toolkit.eq_ignore_ascii_case(k);
+        if self.showing == showing::Quirk::WindowOnly {
+            Trust::Everything
+        } else if is("GTK") || is("GAIL") || is("Chromium") || is("Qt") {
+            Trust::NamesAndStates
+        } else {
+            Trust::Nothing
+        }
+    }
 }
 
 /// The app's cache and toolkit, fetched together.
@@ -233,6 +277,7 @@ pub async fn fetch_app_cache(bus: &Bus, owner: &str) -> Result<AppCache, CallErr
         items: cache?.map(std::sync::Arc::new),
         get_all,
         showing: showing::quirk(&toolkit, &version.unwrap_or_default()),
+        toolkit,
     })
 }
 
@@ -388,7 +433,7 @@ impl Walker<'_, '_> {
             let known: Vec<Option<Kids>> = frontier
                 .iter()
                 .map(|&i| {
-                    let m = memo.as_deref()?;
+                    let m = memo.as_deref().filter(|m| !m.recheck_children)?;
                     let p = arena[i].node.handle.path();
                     (!m.dirty_children.contains(p))
                         .then(|| m.children.get(p).cloned())
@@ -423,7 +468,9 @@ impl Walker<'_, '_> {
                 .collect();
             if let Some(m) = memo.as_deref_mut() {
                 for (&i, list) in frontier.iter().zip(&lists) {
-                    if let Ok(list) = list {
+                    // Part of a large container (the cells in view) changes with scrolling,
+                    // which no event reports: asked again every time.
+                    if let Ok(list @ Kids { total: None, .. }) = list {
                         let p = arena[i].node.handle.path().to_string();
                         m.dirty_children.remove(&p);
                         m.children.insert(p, list.clone());

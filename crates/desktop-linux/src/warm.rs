@@ -1,21 +1,110 @@
-//! Warm state for a long-lived process (the MCP server): per app, the direct connection and
-//! the last `Cache.GetItems` answer, reused until the app signals any change (an AT-SPI object
-//! event or a cache update). Parts a read has to walk are walked every time: an app sends no
-//! events for what its cache does not hold.
+//! Warm state for a long-lived process (the MCP server, the agent): per app, the direct
+//! connection, the last `Cache.GetItems` answer, and per window a mirror of what reads had
+//! to walk (`tree::Memo`), all kept up to date by the app's own change signals. A signal
+//! makes the next read fetch `GetItems` again and ask again about the elements it names;
+//! everything else a read needs is taken from the mirror. Where a toolkit is known to leave
+//! changes unsignalled the mirror is not used, and every mirror is dropped after `MAX_AGE`.
 
 use crate::bus::{Bus, CallError};
-use crate::tree::{fetch_app_cache, AppCache};
+use crate::tree::{fetch_app_cache, AppCache, Memo, Trust};
 use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// A mirror older than this is read afresh: a safety net for a change no signal told of.
+const MAX_AGE: Duration = Duration::from_secs(5);
+
+/// More signals than this between two reads: the app is rebuilding, read it afresh.
+const MAX_PENDING: usize = 4096;
+
+/// What the listener hands the reads: whether anything changed, and what.
+#[derive(Default)]
+struct Signals {
+    /// Set on any signal from the app; cleared before each fresh `GetItems`.
+    dirty: AtomicBool,
+    /// Objects named by change events since the last read: path, and whether it was their
+    /// children that changed. `None` once more than `MAX_PENDING` came (forget everything).
+    touched: Mutex<Option<Vec<(String, bool)>>>,
+}
+
+impl Signals {
+    fn new() -> Self {
+        Self {
+            dirty: AtomicBool::new(true),
+            touched: Mutex::new(Some(Vec::new())),
+        }
+    }
+
+    fn note(&self, msg: &zbus::Message) {
+        self.dirty.store(true, Ordering::SeqCst);
+        let header = msg.header();
+        let is_object = header
+            .interface()
+            .is_some_and(|i| i.as_str() == "org.a11y.atspi.Event.Object");
+        let (Some(path), true) = (header.path(), is_object) else {
+            return;
+        };
+        let children = header
+            .member()
+            .is_some_and(|m| m.as_str() == "ChildrenChanged");
+        let mut touched = self.touched.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(list) = touched.as_mut() {
+            if list.len() >= MAX_PENDING {
+                *touched = None;
+            } else {
+                list.push((path.as_str().to_string(), children));
+            }
+        }
+    }
+
+    /// Everything noted since the last call; `None` when too much came to keep.
+    fn take(&self) -> Option<Vec<(String, bool)>> {
+        let mut touched = self.touched.lock().unwrap_or_else(|e| e.into_inner());
+        touched.replace(Vec::new())
+    }
+
+    /// The listener ended (the app is gone or the bus closed): trust nothing kept.
+    fn lost(&self) {
+        self.dirty.store(true, Ordering::SeqCst);
+        *self.touched.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+/// One window's mirror and when it was last filled from scratch.
+struct Mirror {
+    memo: Memo,
+    filled: Instant,
+}
 
 struct App {
     bus: Bus,
     cache: Option<AppCache>,
-    /// Set by the listener on any signal from the app; cleared before each fresh `GetItems`.
-    dirty: Arc<AtomicBool>,
+    signals: Arc<Signals>,
+    /// By the window's object path.
+    mirrors: HashMap<String, Mirror>,
     listener: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl App {
+    fn trusted(&self) -> bool {
+        self.listener.as_ref().is_some_and(|l| !l.is_finished())
+    }
+
+    /// Hands the signals noted since the last read to every mirror of the app.
+    fn apply_signals(&mut self) {
+        match self.signals.take() {
+            Some(list) if self.trusted() => {
+                for m in self.mirrors.values_mut() {
+                    for (path, children) in &list {
+                        m.memo.touched(path, *children);
+                    }
+                }
+            }
+            _ => self.mirrors.clear(),
+        }
+    }
 }
 
 impl Drop for App {
@@ -26,7 +115,7 @@ impl Drop for App {
     }
 }
 
-/// Per-app connections and caches, shared by the calls of one process.
+/// Per-app connections, caches and mirrors, shared by the calls of one process.
 #[derive(Default)]
 pub struct Warm {
     apps: tokio::sync::Mutex<HashMap<String, App>>,
@@ -42,15 +131,18 @@ impl std::fmt::Debug for Warm {
 async fn listen(
     main: &Bus,
     owner: &str,
-    dirty: Arc<AtomicBool>,
+    signals: Arc<Signals>,
 ) -> Option<tokio::task::JoinHandle<()>> {
     let mut stream = crate::events::subscribe(main, owner, None).await.ok()?;
     Some(tokio::spawn(async move {
-        while stream.next().await.is_some() {
-            dirty.store(true, Ordering::SeqCst);
+        while let Some(msg) = stream.next().await {
+            match msg {
+                Ok(msg) => signals.note(&msg),
+                // A signal we could not decode may have named anything.
+                Err(_) => signals.lost(),
+            }
         }
-        // The app is gone or the bus closed: never trust the cache again.
-        dirty.store(true, Ordering::SeqCst);
+        signals.lost();
     }))
 }
 
@@ -60,15 +152,16 @@ impl Warm {
     pub async fn app(&self, main: &Bus, owner: &str) -> Result<(Bus, AppCache), CallError> {
         let mut apps = self.apps.lock().await;
         if !apps.contains_key(owner) {
-            let dirty = Arc::new(AtomicBool::new(true));
-            let listener = listen(main, owner, dirty.clone()).await;
+            let signals = Arc::new(Signals::new());
+            let listener = listen(main, owner, signals.clone()).await;
             let bus = main.with_peer(owner).await?;
             apps.insert(
                 owner.to_string(),
                 App {
                     bus,
                     cache: None,
-                    dirty,
+                    signals,
+                    mirrors: HashMap::new(),
                     listener,
                 },
             );
@@ -76,12 +169,12 @@ impl Warm {
         let Some(app) = apps.get_mut(owner) else {
             return Err(CallError::Other("no app".into()));
         };
-        let trusted = app.listener.as_ref().is_some_and(|l| !l.is_finished());
-        if let (Some(cache), true) = (&app.cache, trusted && !app.dirty.load(Ordering::SeqCst)) {
+        let clean = !app.signals.dirty.load(Ordering::SeqCst);
+        if let (Some(cache), true) = (&app.cache, app.trusted() && clean) {
             return Ok((app.bus.clone(), cache.clone()));
         }
         // Cleared before asking: a change during the call marks it dirty again.
-        app.dirty.store(false, Ordering::SeqCst);
+        app.signals.dirty.store(false, Ordering::SeqCst);
         match fetch_app_cache(&app.bus, owner).await {
             Ok(cache) => {
                 app.cache = Some(cache.clone());
@@ -93,4 +186,44 @@ impl Warm {
             }
         }
     }
+
+    /// The mirror of the window at `path` of `owner`, brought up to date with the app's
+    /// signals (empty when there is none yet, it is too old, or the toolkit's signals are
+    /// not trusted at all); handed back with [`Warm::keep`] after the read.
+    pub async fn mirror(&self, owner: &str, path: &str, trust: Trust) -> Kept {
+        let mut apps = self.apps.lock().await;
+        let fresh = Kept {
+            memo: Memo::rechecking_children(trust != Trust::Everything),
+            filled: Instant::now(),
+        };
+        let Some(app) = apps.get_mut(owner) else {
+            return fresh;
+        };
+        app.apply_signals();
+        match app.mirrors.remove(path) {
+            Some(m) if trust != Trust::Nothing && m.filled.elapsed() < MAX_AGE => Kept {
+                memo: m.memo,
+                filled: m.filled,
+            },
+            _ => fresh,
+        }
+    }
+
+    /// Keeps the mirror of the window at `path` after a read that used it.
+    pub async fn keep(&self, owner: &str, path: &str, kept: Kept) {
+        let mut apps = self.apps.lock().await;
+        let Some(app) = apps.get_mut(owner) else {
+            return;
+        };
+        let Kept { memo, filled } = kept;
+        app.mirrors.insert(path.to_string(), Mirror { memo, filled });
+        // Signals that came during the read name what it may have missed.
+        app.apply_signals();
+    }
+}
+
+/// A window's mirror lent to one read.
+pub struct Kept {
+    pub memo: Memo,
+    filled: Instant,
 }

@@ -1,0 +1,231 @@
+//! The long-lived faces read through mirrors of the apps' trees kept by the apps' own change
+//! signals. Here one MCP server (over stdio) reads windows that change themselves at random
+//! (insert, remove, rename, toggle, enable, hide or show, move: tests/fixtures/churn*) in
+//! GTK 3, GTK 4, Qt 5 and Chromium, and every mirror read is compared with fresh reads by
+//! new processes around it: while the app holds still they must be identical.
+
+#![allow(clippy::unwrap_used, clippy::print_stderr)]
+
+mod mcp;
+mod server;
+
+use desktop_testkit::{repo_root, wait_until, Desk};
+use serde_json::Value;
+use std::io::Write;
+use std::sync::Mutex;
+use std::time::Duration;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_desktop-cli");
+
+/// Rounds per app; each makes one to five random changes.
+const ROUNDS: u32 = 60;
+
+pub struct Env {
+    desk: Mutex<Desk>,
+    mcp: Mutex<mcp::Client>,
+    fifos: Vec<(&'static str, std::path::PathBuf)>,
+    page: server::Server,
+}
+
+/// How a test tells its app to change: (step, seed, count).
+enum Driver<'a> {
+    Fifo(&'a std::path::Path),
+    Page(&'a server::Server),
+}
+
+impl Driver<'_> {
+    fn send(&self, step: u32, seed: u32, count: u32) {
+        let line = format!("{step} {seed} {count}\n");
+        match self {
+            Driver::Fifo(path) => {
+                let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+                f.write_all(line.as_bytes()).unwrap();
+            }
+            Driver::Page(server) => server.set_step(line.trim()),
+        }
+    }
+}
+
+/// The elements of a read, as compared: the whole answer but the window's own line.
+fn elements(data: &Value) -> Value {
+    data["elements"].clone()
+}
+
+/// Every element on a line of its own (children left out), depth first.
+fn lines(elements: &Value) -> Vec<String> {
+    fn walk(es: &Value, depth: usize, out: &mut Vec<String>) {
+        for e in es.as_array().into_iter().flatten() {
+            let mut own = e.clone();
+            if let Some(o) = own.as_object_mut() {
+                o.remove("c");
+            }
+            out.push(format!("{}{own}", "  ".repeat(depth)));
+            walk(&e["c"], depth + 1, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(elements, 0, &mut out);
+    out
+}
+
+/// Where two reads part, with a few elements of context.
+fn first_difference(mirror: &Value, fresh: &Value) -> String {
+    let (m, f) = (lines(mirror), lines(fresh));
+    let at = m.iter().zip(&f).take_while(|(a, b)| a == b).count();
+    let show = |v: &[String]| v.iter().skip(at.saturating_sub(1)).take(4).cloned().collect::<Vec<_>>().join("\n      ");
+    format!(
+        "element {at} of {} (mirror) / {} (fresh)\n  mirror {}\n  fresh  {}",
+        m.len(),
+        f.len(),
+        show(&m),
+        show(&f)
+    )
+}
+
+fn shows(data: &Value, text: &str) -> bool {
+    data["elements"].to_string().contains(&format!("\"{text}\""))
+}
+
+impl Env {
+    fn fresh(&self, window: &str) -> Value {
+        let run = self.desk.lock().unwrap().cli(&[
+            "read",
+            "--window",
+            window,
+            "--max-elements",
+            "500",
+        ]);
+        assert_eq!(run.code, 0, "fresh read of {window}: {}", run.stdout);
+        run.data()
+    }
+
+    fn mirrored(&self, window: &str) -> Value {
+        self.mcp.lock().unwrap().call(
+            "read",
+            serde_json::json!({"window": window, "interactive": false, "max_elements": 500, "bounds": true, "page": false}),
+        )
+    }
+
+    /// `ROUNDS` rounds of random changes; after each, the mirror must come to show the
+    /// round's marker, and a mirror read taken between two identical fresh reads must be
+    /// identical to them.
+    fn churn(&self, window: &str, driver: Driver<'_>) {
+        // The first read fills the mirror.
+        let first = self.mirrored(window);
+        assert!(shows(&first, "step 0"), "{window} starts at step 0: {first}");
+        let (mut compared, mut unsettled) = (0, 0);
+        let mut differences = Vec::new();
+        for step in 1..=ROUNDS {
+            let seed = step * 7919 + window.len() as u32;
+            driver.send(step, seed, 1 + seed % 5);
+            let marker = format!("step {step}");
+            wait_until(
+                Duration::from_secs(3),
+                &format!("the mirror of {window} to show {marker:?}"),
+                || shows(&self.mirrored(window), &marker).then_some(()),
+            );
+            let before = elements(&self.fresh(window));
+            let mirror = elements(&self.mirrored(window));
+            let after = elements(&self.fresh(window));
+            if before != after {
+                unsettled += 1;
+                continue;
+            }
+            compared += 1;
+            if mirror != before {
+                differences.push(format!("step {step}: {}", first_difference(&mirror, &before)));
+            }
+        }
+        eprintln!("{window}: {compared} rounds compared, {unsettled} with the app still changing");
+        assert!(
+            differences.is_empty(),
+            "{} of {compared} mirror reads of {window} differ from fresh reads:\n{}",
+            differences.len(),
+            differences.join("\n")
+        );
+        assert!(
+            compared >= ROUNDS * 2 / 3,
+            "only {compared} of {ROUNDS} rounds of {window} held still long enough to compare"
+        );
+    }
+
+    fn fifo(&self, app: &str) -> &std::path::Path {
+        &self.fifos.iter().find(|(a, _)| *a == app).unwrap().1
+    }
+}
+
+fn gtk3(env: &Env) {
+    env.churn("Churn GTK3", Driver::Fifo(env.fifo("gtk3")));
+}
+
+fn gtk4(env: &Env) {
+    env.churn("Churn GTK4", Driver::Fifo(env.fifo("gtk4")));
+}
+
+fn qt5(env: &Env) {
+    env.churn("Churn Qt5", Driver::Fifo(env.fifo("qt5")));
+}
+
+fn chromium(env: &Env) {
+    env.churn("Churn Page", Driver::Page(&env.page));
+}
+
+fn main() {
+    let mut desk = Desk::start(BIN);
+    let dir = desk.temp_dir("mirror");
+    let fixtures = repo_root().join("tests/fixtures");
+    let mut fifos = Vec::new();
+    for (app, script, extra, title) in [
+        ("gtk3", "churn_gtk.py", None, "Churn GTK3"),
+        ("gtk4", "churn_gtk.py", Some("4"), "Churn GTK4"),
+        ("qt5", "churn_qt.py", None, "Churn Qt5"),
+    ] {
+        let fifo = dir.join(app);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success(), "mkfifo {}", fifo.display());
+        let script = fixtures.join(script);
+        let mut cmd = vec!["/usr/bin/python3", script.to_str().unwrap(), fifo.to_str().unwrap()];
+        cmd.extend(extra);
+        desk.launch(&cmd, title);
+        fifos.push((app, fifo));
+    }
+    let page = server::Server::start(&fixtures.join("churn.html"));
+    let profile = dir.join("chromium");
+    let profile_arg = format!("--user-data-dir={}", profile.display());
+    let url = page.url();
+    desk.launch(
+        &[
+            "chromium",
+            "--no-sandbox",
+            "--force-renderer-accessibility",
+            "--test-type",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-sync",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--window-position=0,0",
+            "--window-size=1000,780",
+            &profile_arg,
+            &url,
+        ],
+        "chromium",
+    );
+    desk.wait_for_text("chromium", "step 0", 20);
+    let mcp = mcp::Client::start(BIN, desk.env());
+    let env = Env {
+        desk: Mutex::new(desk),
+        mcp: Mutex::new(mcp),
+        fifos,
+        page,
+    };
+    let tests: Vec<desktop_testkit::NamedTest<Env>> = vec![
+        ("mirror_matches_fresh_reads_gtk3", gtk3),
+        ("mirror_matches_fresh_reads_gtk4", gtk4),
+        ("mirror_matches_fresh_reads_qt5", qt5),
+        ("mirror_matches_fresh_reads_chromium", chromium),
+    ];
+    desktop_testkit::run_tests(env, tests, |env, name| {
+        env.desk.lock().unwrap().screenshot(name)
+    });
+}
