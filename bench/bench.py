@@ -427,6 +427,8 @@ def main():
         print("|---|---|---|---|")
         print(f"| read Chromium page (interactive, capped at 200) | {mcp['read_mcp_ms']:.1f} | {mcp['read_cli_ms']:.1f} | {mcp['read_cli_ms'] / mcp['read_mcp_ms']:.1f}x |")
         print(f"| click --id (GTK3 check box) | {mcp['click_mcp_ms']:.1f} | {mcp['click_cli_ms']:.1f} | {mcp['click_cli_ms'] / mcp['click_mcp_ms']:.1f}x |")
+        for app, w in mcp.get("whole", {}).items():
+            print(f"| read {app}, whole window | {w['mcp_ms']:.1f} | {w['cli_ms']:.1f} | {w['cli_ms'] / w['mcp_ms']:.1f}x |")
     if agent:
         o, p = agent["ours"], agent["peer"]
         print(f"\nagent turn without the model, Chromium page, {o['turns']} turns (ms)\n")

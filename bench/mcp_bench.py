@@ -1,10 +1,13 @@
 """Warm MCP calls next to the same CLI commands as whole processes, in one run.
 
 usage: mcp_bench.py BIN RUNS     (run with the Python of .tools/venv, which has `mcp`)
-prints JSON: medians in ms for read (Chromium page, interactive) and click (GTK check box).
+prints JSON: medians in ms for read (Chromium page, interactive; GTK3 widget factory and
+FeatherPad (Qt5), whole windows) and click (GTK check box). The server reads through its
+mirrors of the windows; each CLI process reads from scratch.
 """
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -25,7 +28,7 @@ def cli_ms(*args):
 
 
 async def main():
-    async with stdio_client(StdioServerParameters(command=BIN, args=["mcp"])) as (r, w):
+    async with stdio_client(StdioServerParameters(command=BIN, args=["mcp"], env=dict(os.environ))) as (r, w):
         async with ClientSession(r, w) as s:
             await s.initialize()
 
@@ -41,6 +44,15 @@ async def main():
             for _ in range(RUNS):
                 read_mcp.append((await mcp_ms("read", {"app": "chromium"}))[0])
                 read_cli.append(cli_ms("read", "--app", "chromium", "-i", "--max-elements", "200")[0])
+            whole = {}
+            for app in ("gtk3-widget-factory", "featherpad"):
+                args = {"app": app, "interactive": False, "max_elements": 500}
+                await mcp_ms("read", args)  # fills the mirror
+                m, c = [], []
+                for _ in range(RUNS):
+                    m.append((await mcp_ms("read", args))[0])
+                    c.append(cli_ms("read", "--app", app, "--max-elements", "500")[0])
+                whole[app] = {"mcp_ms": statistics.median(m), "cli_ms": statistics.median(c)}
             _, data = await mcp_ms("read", {"app": "gtk3-widget-factory", "roles": "chk"})
             box = next(e for e in data["elements"] if "e" not in e and e.get("k") != "mixed")
             for _ in range(RUNS):
@@ -52,6 +64,7 @@ async def main():
     print(json.dumps({
         "read_mcp_ms": med(read_mcp), "read_cli_ms": med(read_cli),
         "click_mcp_ms": med(click_mcp), "click_cli_ms": med(click_cli),
+        "whole": whole,
     }))
 
 

@@ -272,10 +272,9 @@ async fn read_window_with(
     // A long-lived process reads through its mirror of the window, unless the caller
     // brought its own memo (`observe`).
     let mut kept = match (&d.warm, &memo, &known) {
-        (Some(w), None, Some(cache)) => Some(
-            w.mirror(handle.owner(), handle.path(), cache.trust())
-                .await,
-        ),
+        (Some(w), None, Some(cache)) => {
+            Some(w.mirror(handle.owner(), handle.path(), cache.trust()).await)
+        }
         _ => None,
     };
     let memo = match kept.as_mut() {

@@ -216,7 +216,8 @@ impl Warm {
             return;
         };
         let Kept { memo, filled } = kept;
-        app.mirrors.insert(path.to_string(), Mirror { memo, filled });
+        app.mirrors
+            .insert(path.to_string(), Mirror { memo, filled });
         // Signals that came during the read name what it may have missed.
         app.apply_signals();
     }

@@ -72,7 +72,14 @@ fn lines(elements: &Value) -> Vec<String> {
 fn first_difference(mirror: &Value, fresh: &Value) -> String {
     let (m, f) = (lines(mirror), lines(fresh));
     let at = m.iter().zip(&f).take_while(|(a, b)| a == b).count();
-    let show = |v: &[String]| v.iter().skip(at.saturating_sub(1)).take(4).cloned().collect::<Vec<_>>().join("\n      ");
+    let show = |v: &[String]| {
+        v.iter()
+            .skip(at.saturating_sub(1))
+            .take(4)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n      ")
+    };
     format!(
         "element {at} of {} (mirror) / {} (fresh)\n  mirror {}\n  fresh  {}",
         m.len(),
@@ -83,18 +90,18 @@ fn first_difference(mirror: &Value, fresh: &Value) -> String {
 }
 
 fn shows(data: &Value, text: &str) -> bool {
-    data["elements"].to_string().contains(&format!("\"{text}\""))
+    data["elements"]
+        .to_string()
+        .contains(&format!("\"{text}\""))
 }
 
 impl Env {
     fn fresh(&self, window: &str) -> Value {
-        let run = self.desk.lock().unwrap().cli(&[
-            "read",
-            "--window",
-            window,
-            "--max-elements",
-            "500",
-        ]);
+        let run =
+            self.desk
+                .lock()
+                .unwrap()
+                .cli(&["read", "--window", window, "--max-elements", "500"]);
         assert_eq!(run.code, 0, "fresh read of {window}: {}", run.stdout);
         run.data()
     }
@@ -112,7 +119,10 @@ impl Env {
     fn churn(&self, window: &str, driver: Driver<'_>) {
         // The first read fills the mirror.
         let first = self.mirrored(window);
-        assert!(shows(&first, "step 0"), "{window} starts at step 0: {first}");
+        assert!(
+            shows(&first, "step 0"),
+            "{window} starts at step 0: {first}"
+        );
         let (mut compared, mut unsettled) = (0, 0);
         let mut differences = Vec::new();
         for step in 1..=ROUNDS {
@@ -133,7 +143,10 @@ impl Env {
             }
             compared += 1;
             if mirror != before {
-                differences.push(format!("step {step}: {}", first_difference(&mirror, &before)));
+                differences.push(format!(
+                    "step {step}: {}",
+                    first_difference(&mirror, &before)
+                ));
             }
         }
         eprintln!("{window}: {compared} rounds compared, {unsettled} with the app still changing");
@@ -181,10 +194,17 @@ fn main() {
         ("qt5", "churn_qt.py", None, "Churn Qt5"),
     ] {
         let fifo = dir.join(app);
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
         assert!(made.success(), "mkfifo {}", fifo.display());
         let script = fixtures.join(script);
-        let mut cmd = vec!["/usr/bin/python3", script.to_str().unwrap(), fifo.to_str().unwrap()];
+        let mut cmd = vec![
+            "/usr/bin/python3",
+            script.to_str().unwrap(),
+            fifo.to_str().unwrap(),
+        ];
         cmd.extend(extra);
         desk.launch(&cmd, title);
         fifos.push((app, fifo));
