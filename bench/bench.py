@@ -429,6 +429,9 @@ def main():
         print(f"| click --id (GTK3 check box) | {mcp['click_mcp_ms']:.1f} | {mcp['click_cli_ms']:.1f} | {mcp['click_cli_ms'] / mcp['click_mcp_ms']:.1f}x |")
         for app, w in mcp.get("whole", {}).items():
             print(f"| read {app}, whole window | {w['mcp_ms']:.1f} | {w['cli_ms']:.1f} | {w['cli_ms'] / w['mcp_ms']:.1f}x |")
+        if "read_after_change_mcp_ms" in mcp and "gtk3-widget-factory" in mcp.get("whole", {}):
+            c, cli_ms = mcp["read_after_change_mcp_ms"], mcp["whole"]["gtk3-widget-factory"]["cli_ms"]
+            print(f"| read gtk3-widget-factory right after a click changed a check box | {c:.1f} | {cli_ms:.1f} | {cli_ms / c:.1f}x |")
     if agent:
         o, p = agent["ours"], agent["peer"]
         print(f"\nagent turn without the model, Chromium page, {o['turns']} turns (ms)\n")

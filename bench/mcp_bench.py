@@ -55,8 +55,12 @@ async def main():
                 whole[app] = {"mcp_ms": statistics.median(m), "cli_ms": statistics.median(c)}
             _, data = await mcp_ms("read", {"app": "gtk3-widget-factory", "roles": "chk"})
             box = next(e for e in data["elements"] if "e" not in e and e.get("k") != "mixed")
+            changed = []
+            whole_gtk = {"app": "gtk3-widget-factory", "interactive": False, "max_elements": 500}
             for _ in range(RUNS):
                 click_mcp.append((await mcp_ms("click", {"id": box["i"], "app": "gtk3-widget-factory"}))[0])
+                # The window right after one element changed (the click is confirmed by then).
+                changed.append((await mcp_ms("read", whole_gtk))[0])
             cli_ms("read", "--app", "gtk3-widget-factory", "--roles", "chk", "-i")
             for _ in range(RUNS):
                 click_cli.append(cli_ms("click", "--id", str(box["i"]), "--app", "gtk3-widget-factory")[0])
@@ -65,6 +69,7 @@ async def main():
         "read_mcp_ms": med(read_mcp), "read_cli_ms": med(read_cli),
         "click_mcp_ms": med(click_mcp), "click_cli_ms": med(click_cli),
         "whole": whole,
+        "read_after_change_mcp_ms": med(changed),
     }))
 
 

@@ -67,6 +67,14 @@ pub async fn registered(bus: &Bus) -> Result<usize, CallError> {
     Ok(refs.len())
 }
 
+/// The bus names of the apps the registry knows, in its order.
+pub async fn registered_names(bus: &Bus) -> Result<Vec<String>, CallError> {
+    let refs: Vec<(String, OwnedObjectPath)> = bus
+        .call(REGISTRY, ROOT_PATH, ACCESSIBLE, "GetChildren", &())
+        .await?;
+    Ok(refs.into_iter().map(|(n, _)| n).collect())
+}
+
 /// Lists apps registered with the AT-SPI registry.
 pub async fn list(bus: &Bus, q: &AppQuery, known: &Identities) -> Result<Listing, CallError> {
     let refs: Vec<(String, OwnedObjectPath)> = bus

@@ -49,6 +49,35 @@ pub async fn subscribe(
     Ok(stream)
 }
 
+/// Every app's windows added or removed: children changes of the apps' roots.
+pub async fn roots(bus: &Bus) -> Result<MessageStream, CallError> {
+    let other = |e: zbus::Error| CallError::Other(e.to_string());
+    let rule = MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .interface("org.a11y.atspi.Event.Object")
+        .map_err(other)?
+        .member("ChildrenChanged")
+        .map_err(other)?
+        .path(crate::bus::ROOT_PATH)
+        .map_err(other)?
+        .build();
+    let stream = tokio::time::timeout(
+        bus.timeout,
+        MessageStream::for_match_rule(rule, &bus.conn, Some(512)),
+    )
+    .await
+    .map_err(|_| CallError::Timeout)??;
+    bus.call::<_, ()>(
+        REGISTRY,
+        "/org/a11y/atspi/registry",
+        REGISTRY,
+        "RegisterEvent",
+        &("object:children-changed", Vec::<String>::new(), ""),
+    )
+    .await?;
+    Ok(stream)
+}
+
 /// Object events only (what `observe` reads again for).
 pub async fn object_events(bus: &Bus, app: &str) -> Result<MessageStream, CallError> {
     subscribe(bus, app, Some("org.a11y.atspi.Event.Object")).await

@@ -273,11 +273,62 @@ impl LinuxDesktop {
     /// each app's answer when the caller only browses.
     async fn all_windows(&self, target: &Target, budget: Option<Duration>) -> Result<WindowList> {
         let xwins = self.tops()?;
-        let focused = match (&self.x, &self.wl) {
-            (Some(x), _) => x.focused(&xwins),
-            (None, Some(wl)) => wl.focused(&xwins),
+        let focused = self.focused_of(&xwins);
+        self.windows_among(target, budget, xwins, focused).await
+    }
+
+    /// The top-level window with the keyboard focus, of `tops`.
+    fn focused_of(&self, tops: &[x11::XWindow]) -> Option<u32> {
+        match (&self.x, &self.wl) {
+            (Some(x), _) => x.focused(tops),
+            (None, Some(wl)) => wl.focused(tops),
             (None, None) => None,
+        }
+    }
+
+    /// The windows `target` may name. A long-lived process keeps the list it built for the
+    /// same target while the window system's windows and focus, the registered apps and the
+    /// apps' own windows (their roots' children) are all as they were, for at most 2 s: then
+    /// only those are asked, not every app for its frames.
+    async fn target_windows(&self, target: &Target) -> Result<WindowList> {
+        let Some(warm) = &self.warm else {
+            return self.all_windows(target, None).await;
         };
+        let tops = self.tops()?;
+        let focused = self.focused_of(&tops);
+        let (apps, generation) = tokio::join!(
+            apps::registered_names(&self.bus),
+            warm.windows.generation(&self.bus)
+        );
+        let stamp = match (apps, generation) {
+            (Ok(apps), Some(generation)) => Some(warm::Stamp {
+                tops: tops.clone(),
+                focused,
+                apps,
+                generation,
+            }),
+            _ => None,
+        };
+        let key = format!("{target:?}");
+        if let Some(list) = stamp.as_ref().and_then(|s| warm.windows.get(&key, s)) {
+            return Ok(list);
+        }
+        let list = self.windows_among(target, None, tops, focused).await?;
+        // A list with an app that did not answer is never kept: it may answer next time.
+        if let (Some(stamp), true) = (stamp, list.unresponsive.is_empty()) {
+            warm.windows.put(key, stamp, list.clone());
+        }
+        Ok(list)
+    }
+
+    /// `all_windows`, with the window system's windows and focus already asked.
+    async fn windows_among(
+        &self,
+        target: &Target,
+        budget: Option<Duration>,
+        xwins: Vec<x11::XWindow>,
+        focused: Option<u32>,
+    ) -> Result<WindowList> {
         // A window id or pid narrows the apps to ask before any app is asked anything; so
         // does an empty target (the focused window's app).
         let pid_of = |id: u64| xwins.iter().find(|w| u64::from(w.id) == id)?.pid;
@@ -331,7 +382,7 @@ impl LinuxDesktop {
 
     /// The window a command targets (the focused one when `target` is empty).
     pub(crate) async fn resolve_window(&self, target: &Target) -> Result<WindowInfo> {
-        let list = self.all_windows(target, None).await?;
+        let list = self.target_windows(target).await?;
         let wanted = |u: &&desktop_core::Unresponsive| {
             let named = target
                 .app

@@ -1,9 +1,11 @@
-//! Warm state for a long-lived process (the MCP server, the agent): per app, the direct
+//! Warm state for a long-lived process (the MCP server): per app, the direct
 //! connection, the last `Cache.GetItems` answer, and per window a mirror of what reads had
 //! to walk (`tree::Memo`), all kept up to date by the app's own change signals. A signal
 //! makes the next read fetch `GetItems` again and ask again about the elements it names;
 //! everything else a read needs is taken from the mirror. Where a toolkit is known to leave
 //! changes unsignalled the mirror is not used, and every mirror is dropped after `MAX_AGE`.
+//! The window list each recent target named is kept too, while nothing about the windows
+//! has changed (`Windows`).
 
 use crate::bus::{Bus, CallError};
 use crate::tree::{fetch_app_cache, AppCache, Memo, Trust};
@@ -115,10 +117,12 @@ impl Drop for App {
     }
 }
 
-/// Per-app connections, caches and mirrors, shared by the calls of one process.
+/// Per-app connections, caches and mirrors, and recent window lists, shared by the calls of
+/// one process.
 #[derive(Default)]
 pub struct Warm {
     apps: tokio::sync::Mutex<HashMap<String, App>>,
+    pub windows: Windows,
 }
 
 impl std::fmt::Debug for Warm {
@@ -227,4 +231,163 @@ impl Warm {
 pub struct Kept {
     pub memo: Memo,
     filled: Instant,
+}
+
+/// What a window list was seen against: the window system's top-level windows and focus,
+/// the apps the registry knows, and how many windows apps had added or removed by then.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stamp {
+    pub tops: Vec<crate::x11::XWindow>,
+    pub focused: Option<u32>,
+    pub apps: Vec<String>,
+    pub generation: u64,
+}
+
+/// A target's window list and what it was seen against.
+struct Seen {
+    key: String,
+    stamp: Stamp,
+    list: desktop_core::WindowList,
+    at: Instant,
+}
+
+/// A window list older than this is built afresh whatever the stamps say.
+const WINDOWS_MAX_AGE: Duration = Duration::from_secs(2);
+
+/// Window lists kept for the targets asked last.
+const WINDOWS_KEPT: usize = 8;
+
+/// Window lists of recent targets, and a count of the windows apps add or remove (their
+/// roots' children), kept by one listener on the whole bus.
+#[derive(Default)]
+pub struct Windows {
+    seen: Mutex<Vec<Seen>>,
+    generation: Arc<std::sync::atomic::AtomicU64>,
+    /// `None` until first used; a finished listener means no list is kept any more.
+    listener: tokio::sync::OnceCell<Option<tokio::task::JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for Windows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Windows")
+    }
+}
+
+impl Windows {
+    /// The count of windows added or removed so far; `None` when no listener can tell.
+    pub async fn generation(&self, main: &Bus) -> Option<u64> {
+        let listener = self
+            .listener
+            .get_or_init(|| async {
+                let mut stream = crate::events::roots(main).await.ok()?;
+                let generation = self.generation.clone();
+                Some(tokio::spawn(async move {
+                    while stream.next().await.is_some() {
+                        generation.fetch_add(1, Ordering::SeqCst);
+                    }
+                }))
+            })
+            .await;
+        let alive = listener.as_ref().is_some_and(|l| !l.is_finished());
+        alive.then(|| self.generation.load(Ordering::SeqCst))
+    }
+
+    /// The list last built for `key`, if nothing it was seen against has changed since.
+    pub fn get(&self, key: &str, stamp: &Stamp) -> Option<desktop_core::WindowList> {
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.iter()
+            .find(|s| s.key == key && &s.stamp == stamp && s.at.elapsed() < WINDOWS_MAX_AGE)
+            .map(|s| s.list.clone())
+    }
+
+    /// Keeps `list` for `key`, seen against `stamp`.
+    pub fn put(&self, key: String, stamp: Stamp, list: desktop_core::WindowList) {
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.retain(|s| s.key != key);
+        if seen.len() >= WINDOWS_KEPT {
+            seen.remove(0);
+        }
+        seen.push(Seen {
+            key,
+            stamp,
+            list,
+            at: Instant::now(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! A kept window list answers only while everything it was seen against is unchanged.
+
+    use super::*;
+    use crate::x11::XWindow;
+    use desktop_core::{Rect, WindowInfo, WindowList};
+
+    fn stamp(title: &str, focused: Option<u32>, generation: u64) -> Stamp {
+        Stamp {
+            tops: vec![XWindow {
+                id: 7,
+                pid: Some(42),
+                title: title.into(),
+                class: "App".into(),
+                bounds: Rect::new(0, 0, 640, 480),
+                state: Default::default(),
+                modal: false,
+            }],
+            focused,
+            apps: vec![":1.5".into()],
+            generation,
+        }
+    }
+
+    fn list(title: &str) -> WindowList {
+        WindowList {
+            windows: vec![WindowInfo {
+                app: "App".into(),
+                pid: 42,
+                title: title.into(),
+                id: Some(7),
+                bounds: None,
+                focused: true,
+                a11y: true,
+                modal: false,
+                state: Default::default(),
+                display: None,
+                handle: None,
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_list_answers_only_for_its_target_and_stamp() {
+        let w = Windows::default();
+        w.put("app".into(), stamp("Doc", Some(7), 3), list("Doc"));
+        let hit = w.get("app", &stamp("Doc", Some(7), 3));
+        assert_eq!(
+            hit.map(|l| l.windows[0].title.clone()).as_deref(),
+            Some("Doc")
+        );
+        assert!(w.get("other", &stamp("Doc", Some(7), 3)).is_none());
+        // A new title, another focus, a window added or removed by an app: built afresh.
+        assert!(w.get("app", &stamp("Doc 2", Some(7), 3)).is_none());
+        assert!(w.get("app", &stamp("Doc", None, 3)).is_none());
+        assert!(w.get("app", &stamp("Doc", Some(7), 4)).is_none());
+        let mut other_apps = stamp("Doc", Some(7), 3);
+        other_apps.apps.push(":1.9".into());
+        assert!(w.get("app", &other_apps).is_none());
+    }
+
+    #[test]
+    fn only_the_latest_targets_are_kept() {
+        let w = Windows::default();
+        for i in 0..=WINDOWS_KEPT {
+            w.put(format!("t{i}"), stamp("Doc", None, 0), list("Doc"));
+        }
+        assert!(w.get("t0", &stamp("Doc", None, 0)).is_none());
+        assert!(w
+            .get(&format!("t{WINDOWS_KEPT}"), &stamp("Doc", None, 0))
+            .is_some());
+    }
 }

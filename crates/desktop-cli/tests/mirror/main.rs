@@ -183,6 +183,39 @@ fn chromium(env: &Env) {
     env.churn("Churn Page", Driver::Page(&env.page));
 }
 
+/// The server keeps the window list a target named while nothing about the windows changed:
+/// a window that opens, a modal dialog in front and a window that closes are each seen by the
+/// very next call, with no pause.
+fn window_lists(env: &Env) {
+    let read = |args: Value| env.mcp.lock().unwrap().try_call("read", args);
+    let form = serde_json::json!({"window": "GTK Form", "interactive": true});
+    assert!(read(form.clone()).is_err(), "no GTK Form is open yet");
+    let pid = env.desk.lock().unwrap().python_app("form_gtk.py");
+    let data = read(form.clone()).expect("the form, once open");
+    assert_eq!(data["window"]["title"], "GTK Form");
+    let ask = data["elements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["t"] == "Ask")
+        .unwrap_or_else(|| panic!("an Ask button: {data}"))["i"]
+        .clone();
+    env.mcp.lock().unwrap().call(
+        "click",
+        serde_json::json!({"id": ask, "window": "GTK Form"}),
+    );
+    // The app's modal dialog is where its input goes: the app's read is the dialog's.
+    let app = serde_json::json!({"app": "form_gtk.py"});
+    wait_until(Duration::from_secs(5), "the dialog in front", || {
+        let d = read(app.clone()).ok()?;
+        (d["window"]["title"] == "Question").then_some(())
+    });
+    env.desk.lock().unwrap().stop_app(pid);
+    let gone = read(form);
+    assert!(gone.is_err(), "a closed window is not read: {gone:?}");
+    assert!(read(app).is_err(), "nor is its app's");
+}
+
 fn main() {
     let mut desk = Desk::start(BIN);
     let dir = desk.temp_dir("mirror");
@@ -244,6 +277,7 @@ fn main() {
         ("mirror_matches_fresh_reads_gtk4", gtk4),
         ("mirror_matches_fresh_reads_qt5", qt5),
         ("mirror_matches_fresh_reads_chromium", chromium),
+        ("window_lists_follow_windows_at_once", window_lists),
     ];
     desktop_testkit::run_tests(env, tests, |env, name| {
         env.desk.lock().unwrap().screenshot(name)

@@ -65,6 +65,17 @@ impl Client {
         assert!(r["isError"] != true, "{tool} {args}: {r}");
         r["structuredContent"].clone()
     }
+
+    /// A tool's structured answer, or its error's code.
+    pub fn try_call(&mut self, tool: &str, args: Value) -> Result<Value, String> {
+        let r = self.request("tools/call", json!({"name": tool, "arguments": args}));
+        if r["isError"] == true {
+            let text = r["content"][0]["text"].as_str().unwrap_or_default();
+            let e: Value = serde_json::from_str(text).unwrap_or_default();
+            return Err(e["code"].as_str().unwrap_or(text).to_string());
+        }
+        Ok(r["structuredContent"].clone())
+    }
 }
 
 impl Drop for Client {
