@@ -41,14 +41,11 @@ impl std::fmt::Debug for AppChanges {
 
 /// The element an event is about, and whether its children changed.
 fn change_of(msg: &zbus::Message) -> Option<Change> {
+    let (path, children) = events::object_of(msg)?;
     let header = msg.header();
-    let path = header.path()?;
-    let children = header
-        .member()
-        .is_some_and(|m| m.as_str() == "ChildrenChanged");
     let sender = header.sender().map(|s| s.as_str()).unwrap_or_default();
     Some(Change {
-        handle: crate::bus::handle(sender, path.as_str()),
+        handle: crate::bus::handle(sender, &path),
         children,
     })
 }

@@ -22,7 +22,6 @@ pub async fn subscribe(
     app: &str,
     interface: Option<&str>,
 ) -> Result<MessageStream, CallError> {
-    let other = |e: zbus::Error| CallError::Other(e.to_string());
     let mut rule = MatchRule::builder()
         .msg_type(zbus::message::Type::Signal)
         .sender(app)
@@ -30,13 +29,55 @@ pub async fn subscribe(
     if let Some(i) = interface {
         rule = rule.interface(i).map_err(other)?;
     }
+    listen(bus, rule.build(), EVENTS).await
+}
+
+/// Every app's windows added or removed: children changes of the apps' roots.
+pub async fn roots(bus: &Bus) -> Result<MessageStream, CallError> {
+    let rule = MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .interface(OBJECT)
+        .map_err(other)?
+        .member("ChildrenChanged")
+        .map_err(other)?
+        .path(crate::bus::ROOT_PATH)
+        .map_err(other)?
+        .build();
+    listen(bus, rule, &["object:children-changed"]).await
+}
+
+/// The object a signal is about and whether it was its children that changed; `None` for
+/// signals that are not object events.
+pub fn object_of(msg: &zbus::Message) -> Option<(String, bool)> {
+    let header = msg.header();
+    if header.interface().is_some_and(|i| i.as_str() != OBJECT) {
+        return None;
+    }
+    let children = header
+        .member()
+        .is_some_and(|m| m.as_str() == "ChildrenChanged");
+    Some((header.path()?.as_str().to_string(), children))
+}
+
+const OBJECT: &str = "org.a11y.atspi.Event.Object";
+
+fn other(e: zbus::Error) -> CallError {
+    CallError::Other(e.to_string())
+}
+
+/// A stream of the signals `rule` matches, with `events` registered so apps emit them.
+async fn listen(
+    bus: &Bus,
+    rule: MatchRule<'_>,
+    events: &[&str],
+) -> Result<MessageStream, CallError> {
     let stream = tokio::time::timeout(
         bus.timeout,
-        MessageStream::for_match_rule(rule.build(), &bus.conn, Some(512)),
+        MessageStream::for_match_rule(rule, &bus.conn, Some(512)),
     )
     .await
     .map_err(|_| CallError::Timeout)??;
-    for event in EVENTS {
+    for event in events {
         bus.call::<_, ()>(
             REGISTRY,
             "/org/a11y/atspi/registry",
@@ -49,36 +90,7 @@ pub async fn subscribe(
     Ok(stream)
 }
 
-/// Every app's windows added or removed: children changes of the apps' roots.
-pub async fn roots(bus: &Bus) -> Result<MessageStream, CallError> {
-    let other = |e: zbus::Error| CallError::Other(e.to_string());
-    let rule = MatchRule::builder()
-        .msg_type(zbus::message::Type::Signal)
-        .interface("org.a11y.atspi.Event.Object")
-        .map_err(other)?
-        .member("ChildrenChanged")
-        .map_err(other)?
-        .path(crate::bus::ROOT_PATH)
-        .map_err(other)?
-        .build();
-    let stream = tokio::time::timeout(
-        bus.timeout,
-        MessageStream::for_match_rule(rule, &bus.conn, Some(512)),
-    )
-    .await
-    .map_err(|_| CallError::Timeout)??;
-    bus.call::<_, ()>(
-        REGISTRY,
-        "/org/a11y/atspi/registry",
-        REGISTRY,
-        "RegisterEvent",
-        &("object:children-changed", Vec::<String>::new(), ""),
-    )
-    .await?;
-    Ok(stream)
-}
-
 /// Object events only (what `observe` reads again for).
 pub async fn object_events(bus: &Bus, app: &str) -> Result<MessageStream, CallError> {
-    subscribe(bus, app, Some("org.a11y.atspi.Event.Object")).await
+    subscribe(bus, app, Some(OBJECT)).await
 }

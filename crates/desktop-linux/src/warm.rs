@@ -41,22 +41,15 @@ impl Signals {
 
     fn note(&self, msg: &zbus::Message) {
         self.dirty.store(true, Ordering::SeqCst);
-        let header = msg.header();
-        let is_object = header
-            .interface()
-            .is_some_and(|i| i.as_str() == "org.a11y.atspi.Event.Object");
-        let (Some(path), true) = (header.path(), is_object) else {
+        let Some((path, children)) = crate::events::object_of(msg) else {
             return;
         };
-        let children = header
-            .member()
-            .is_some_and(|m| m.as_str() == "ChildrenChanged");
         let mut touched = self.touched.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(list) = touched.as_mut() {
             if list.len() >= MAX_PENDING {
                 *touched = None;
             } else {
-                list.push((path.as_str().to_string(), children));
+                list.push((path, children));
             }
         }
     }
