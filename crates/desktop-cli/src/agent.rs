@@ -156,7 +156,8 @@ pub async fn command(g: &Global, out: Out, mut a: AgentArgs) -> i32 {
         Ok(goal) => goal,
         Err(e) => return out.err("agent", &e),
     };
-    let connect = crate::commands::connect(g);
+    // The loop reads the same windows turn after turn: keep them warm.
+    let connect = crate::commands::connect_for(g, true);
     match desktop_agent::run(request(g, a, goal), connect, services).await {
         Ok(report) => {
             let success = report.success;

@@ -28,7 +28,8 @@ fn request(g: &Global, a: AskArgs) -> AskRequest {
 }
 
 pub async fn command(g: &Global, out: Out, a: AskArgs) -> i32 {
-    let connect = crate::commands::connect(g);
+    // The loop reads the same windows turn after turn: keep them warm.
+    let connect = crate::commands::connect_for(g, true);
     match desktop_agent::ask(request(g, a), connect, services()).await {
         Ok(answer) => {
             let no = answer.is_no();

@@ -254,12 +254,18 @@ pub(crate) struct Rendered<T> {
     pub(crate) text: Option<String>,
 }
 
-/// Connects to the desktop with the global timeout.
+/// Connects to the desktop with the global timeout, for one command.
 pub(crate) async fn connect(g: &Global) -> Result<Platform> {
+    connect_for(g, false).await
+}
+
+/// Connects to the desktop with the global timeout; `warm` for the faces that read the same
+/// windows many times (the agent, `ask`): per-app connections, caches and mirrors kept.
+pub(crate) async fn connect_for(g: &Global, warm: bool) -> Result<Platform> {
     desktop_core::System::connect(
         &platform::SYSTEM,
         Duration::from_millis(g.call_timeout.max(1)),
-        false,
+        warm,
     )
     .await
 }
