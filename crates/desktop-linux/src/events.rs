@@ -77,6 +77,13 @@ async fn listen(
     )
     .await
     .map_err(|_| CallError::Timeout)??;
+    register(bus, events).await?;
+    Ok(stream)
+}
+
+/// Has apps emit `events`: toolkits send only the events some client registered for
+/// (atk-bridge, Qt); the registration lasts as long as this connection.
+async fn register(bus: &Bus, events: &[&str]) -> Result<(), CallError> {
     for event in events {
         bus.call::<_, ()>(
             REGISTRY,
@@ -87,7 +94,14 @@ async fn listen(
         )
         .await?;
     }
-    Ok(stream)
+    Ok(())
+}
+
+/// Has apps emit every change event for as long as `bus` stays connected (the keeper's):
+/// an action's settling then sees the app's reaction on every toolkit, Qt's included, where
+/// it would otherwise only when some listener happened to be registered.
+pub async fn register_all(bus: &Bus) -> Result<(), CallError> {
+    register(bus, EVENTS).await
 }
 
 /// Object events only (what `observe` reads again for).

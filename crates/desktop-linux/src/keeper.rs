@@ -10,7 +10,9 @@
 //! long-lived client connected, 150 reads and 12 back-to-back `type --id` did not.
 //!
 //! The keeper learns each app's name, pid and toolkit when it appears (while it still
-//! answers) and records them in the bus's identities file, and exits when the bus goes.
+//! answers) and records them in the bus's identities file, and exits when the bus goes. It
+//! also registers for every change event, so that toolkits that send only registered ones
+//! (Qt) show an action's settling their reaction.
 
 use crate::bus::{Bus, CallError, ACCESSIBLE, APPLICATION, REGISTRY, ROOT_PATH};
 use crate::identity::{self, Identities, Identity};
@@ -120,6 +122,8 @@ pub async fn run(address: &str, ready: impl FnOnce()) -> Result<()> {
             format!("cannot connect to {address}: {e}"),
         )
     })?;
+    // Before anything else: apps that learn of it later send their events from then on.
+    let _ = crate::events::register_all(&bus).await;
     let mut signals = registry_signals(&bus).await;
     let mut held: BTreeSet<String> = BTreeSet::new();
     let mut ready = Some(ready);

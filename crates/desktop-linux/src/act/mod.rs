@@ -98,6 +98,15 @@ impl Live {
         let t = self.toolkit.to_ascii_lowercase();
         t.contains("chrom") || t.contains("electron")
     }
+
+    /// Whether the element's press action is put off: Qt runs a push button's "Press" as
+    /// `animateClick`, 100 ms later, the button held down meanwhile (measured: a click by
+    /// the action 107 ms whole process, by the pointer 8 ms).
+    fn press_is_deferred(&self) -> bool {
+        self.toolkit.eq_ignore_ascii_case("Qt")
+            && self.node.role == Role::Button
+            && !checkable(&self.node)
+    }
 }
 
 fn not_interactable(what: &str, n: &Node, suggestion: &str) -> Error {
@@ -264,10 +273,20 @@ impl LinuxDesktop {
                 .finish(live, "click", route, Expect::Focused, watch, &before)
                 .await;
         }
-        let route = if plain && self.default_action(live, &[]).await? {
+        // Where the press action is put off, the pointer clicks when it can reach the
+        // element (on X11: shown, on screen, not covered); else the action still does.
+        let point = if plain && live.press_is_deferred() && self.wl.is_none() {
+            self.input_point(live).ok()
+        } else {
+            None
+        };
+        let route = if point.is_none() && plain && self.default_action(live, &[]).await? {
             Route::A11y
         } else {
-            let (x, y) = self.input_point(live)?;
+            let (x, y) = match point {
+                Some(p) => p,
+                None => self.input_point(live)?,
+            };
             let xc = self.x()?;
             crate::seat::Keyboard::new(xc)?
                 .holding(modifiers, |xc| xc.click(x, y, button, count))?;
