@@ -25,6 +25,11 @@ pub trait ReadMemo: Default {
     /// Whether earlier reads had to ask element by element (parts the app sends no change
     /// notices for).
     fn walked_any(&self) -> bool;
+    /// A timed look: the next read asks again what the app may change without a notice
+    /// (the backend knows which toolkit drops which); by default everything.
+    fn poll(&mut self) {
+        self.clear();
+    }
 }
 
 /// Keeps nothing (backends that read whole windows every time).

@@ -28,6 +28,9 @@ impl ReadMemo for tree::Memo {
     fn walked_any(&self) -> bool {
         tree::Memo::walked_any(self)
     }
+    fn poll(&mut self) {
+        tree::Memo::poll(self);
+    }
 }
 
 /// An app's AT-SPI object events, as change notices.

@@ -89,6 +89,11 @@ pub struct Memo {
     /// Children lists are asked again on every read: the toolkit moves, adds or removes
     /// children without always saying so (GTK 3, Qt 5, Chromium's walked parts).
     recheck_children: bool,
+    /// A timed look is due ([`Memo::poll`]); the next read settles what it asks again.
+    poll: bool,
+    /// This read asks every children list again (a timed look at a toolkit that drops
+    /// structural notices).
+    recheck_once: bool,
 }
 
 impl Memo {
@@ -111,6 +116,25 @@ impl Memo {
         Memo {
             recheck_children: recheck,
             ..Memo::default()
+        }
+    }
+
+    /// A timed look: the next read asks again what the window's toolkit may change without
+    /// a notice ([`Trust`]): nothing for GTK 4, children lists for GTK 3, Qt 5 and Chromium,
+    /// everything for the rest.
+    pub fn poll(&mut self) {
+        self.poll = true;
+    }
+
+    /// What a pending timed look asks again, now that the toolkit is known.
+    fn settle_poll(&mut self, trust: Trust) {
+        if !std::mem::take(&mut self.poll) {
+            return;
+        }
+        match trust {
+            Trust::Everything => {}
+            Trust::NamesAndStates => self.recheck_once = true,
+            Trust::Nothing => self.clear(),
         }
     }
 
@@ -146,21 +170,25 @@ pub async fn read_subtree_with(
     root: &Handle,
     limits: Limits,
     cells: Option<&Cells>,
-    memo: Option<&mut Memo>,
+    mut memo: Option<&mut Memo>,
     known: Option<AppCache>,
 ) -> Result<(Node, Stats), CallError> {
     let mut stats = Stats::default();
     let t = Instant::now();
     let started = t;
+    let app = match known {
+        Some(k) => k,
+        None => fetch_app_cache(bus, root.owner()).await?,
+    };
+    if let Some(m) = memo.as_deref_mut() {
+        m.settle_poll(app.trust());
+    }
     let AppCache {
         items: cache,
         get_all,
         showing: quirk,
         ..
-    } = match known {
-        Some(k) => k,
-        None => fetch_app_cache(bus, root.owner()).await?,
-    };
+    } = app;
     // Where SHOWING is not reported, hidden parts are only known after the walk.
     let limits = Limits {
         skip_hidden: limits.skip_hidden && quirk != showing::Quirk::WindowOnly,
@@ -208,7 +236,12 @@ pub async fn read_subtree_with(
         started,
         cells,
     };
-    (stats.walked, stats.incomplete) = walker.walk(&mut arena, frontier, memo).await?;
+    (stats.walked, stats.incomplete) = walker
+        .walk(&mut arena, frontier, memo.as_deref_mut())
+        .await?;
+    if let Some(m) = memo {
+        m.recheck_once = false;
+    }
     let mut root = assemble(&mut arena, 0);
     match quirk {
         showing::Quirk::WindowOnly => showing::derive(bus, &mut root).await?,
@@ -433,7 +466,9 @@ impl Walker<'_, '_> {
             let known: Vec<Option<Kids>> = frontier
                 .iter()
                 .map(|&i| {
-                    let m = memo.as_deref().filter(|m| !m.recheck_children)?;
+                    let m = memo
+                        .as_deref()
+                        .filter(|m| !m.recheck_children && !m.recheck_once)?;
                     let p = arena[i].node.handle.path();
                     (!m.dirty_children.contains(p))
                         .then(|| m.children.get(p).cloned())

@@ -117,11 +117,13 @@ pub async fn observe_events<D: Desktop>(
     );
 
     let mut stream = d.changes(&window).await;
-    // Events only cover what the app's own cache holds: where reads had to walk (Qt, or a
-    // Chromium page loaded after the first client came), the window is read afresh every
-    // --interval; otherwise only every 10 s, as a safety net.
+    // Where reads had to walk (Qt, or a Chromium page loaded after the first client came),
+    // the window is looked at every --interval, asking again only what the toolkit may
+    // change without an event (children lists; the backend knows which); without events
+    // every --interval, wholly. Everything is asked again every 10 s, as a safety net.
     let interval = a.interval;
     let full_every = interval.max(Duration::from_secs(10));
+    let mut last_full = tokio::time::Instant::now();
     let deadline = a.duration.map(|d| tokio::time::Instant::now() + d);
     let mut events = 0u64;
     let mut last_error = String::new();
@@ -157,10 +159,14 @@ pub async fn observe_events<D: Desktop>(
             }
             _ = tokio::time::sleep_until(next_poll) => {
                 let wait = if stream.is_none() || ReadMemo::walked_any(&memo) { interval } else { full_every };
-                next_poll = tokio::time::Instant::now() + wait;
-                // A timed read asks about everything: parts the app's cache keeps stale
-                // change without any event.
-                ReadMemo::clear(&mut memo);
+                let now = tokio::time::Instant::now();
+                next_poll = now + wait;
+                if stream.is_none() || now >= last_full + full_every {
+                    ReadMemo::clear(&mut memo);
+                    last_full = now;
+                } else {
+                    ReadMemo::poll(&mut memo);
+                }
             }
             _ = stop => break,
             _ = &mut stop_signal => break,
