@@ -375,6 +375,26 @@ def bench_agent():
     return json.loads(r.stdout)
 
 
+def bench_click():
+    """A click that changes the window (bench/click_bench.py): ours against xdotool's click
+    plus the time until the change is readable, on Chromium, GTK 3 and Qt 5."""
+    r = subprocess.run([PY, os.path.join(ROOT, "bench/click_bench.py"), BIN, str(RUNS)], capture_output=True, text=True)
+    if r.returncode != 0:
+        print("click bench failed:", r.stdout, r.stderr[-2000:], file=sys.stderr)
+        return None
+    return json.loads(r.stdout)
+
+
+def print_click(c):
+    print("\na click that changes the window, whole process, median (ms)\n")
+    print("| app | `click --id` | of which settling | xdotool click | xdotool click + until readable | ratio |")
+    print("|---|---|---|---|---|---|")
+    for app, v in c.items():
+        settle = "" if v["settle_ms"] is None else f"{v['settle_ms']:.1f}"
+        print(f"| {app} | {v['click_id_ms']:.1f} | {settle} | {v['xdotool_ms']:.1f} | {v['xdotool_until_readable_ms']:.1f} "
+              f"| {v['click_id_ms'] / v['xdotool_until_readable_ms']:.2f}x |")
+
+
 def main():
     procs = []
     try:
@@ -384,6 +404,7 @@ def main():
         speed = [bench_speed(n, s) for n, s in APPS.items()]
         toks = [bench_tokens(n, s) for n, s in APPS.items() if n != "qt5"]
         acts = bench_actions()
+        click = bench_click()
         reliability = bench_reliability()
         see = bench_see()
         mcp = bench_mcp()
@@ -391,7 +412,7 @@ def main():
     finally:
         stop(procs)
     results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts, "reliability": reliability,
-               "see": see, "mcp": mcp, "agent": agent}
+               "see": see, "mcp": mcp, "agent": agent, "click": click}
     with open(os.path.join(ROOT, "bench/out/results.json"), "w") as f:
         json.dump(results, f, indent=1)
     print(f"read speed, median of {RUNS} runs (ms)\n")
@@ -419,6 +440,8 @@ def main():
         print(f"| {t['app']} | {c['seed000']} | {c['default']} | {t['default_vs_seed000']:.0%} | {c['interactive']} | {c['interactive_text']} "
               f"| {c['interactive_csv']} | {t['interactive_elements']} | {t['json_i_per_interactive']:.1f} / {t['text_i_per_interactive']:.1f} / {t['csv_i_per_interactive']:.1f} |")
     print_actions(acts)
+    if click:
+        print_click(click)
     print_reliability(reliability)
     print_see(see)
     if mcp:

@@ -685,3 +685,58 @@ fn assemble(arena: &mut [Slot], idx: usize) -> Node {
     node.children = children.into_iter().map(|c| assemble(arena, c)).collect();
     node
 }
+
+#[cfg(test)]
+mod tests {
+    //! What a timed look asks again, by how far the toolkit's notices are trusted.
+
+    use super::*;
+
+    fn filled() -> Memo {
+        let mut m = Memo::default();
+        m.children.insert(
+            "/a".into(),
+            Kids {
+                refs: Vec::new(),
+                total: None,
+            },
+        );
+        m
+    }
+
+    #[test]
+    fn a_timed_look_asks_again_what_the_toolkit_may_change_silently() {
+        let mut m = filled();
+        m.poll();
+        m.settle_poll(Trust::Everything);
+        assert!(
+            !m.recheck_once && m.walked_any(),
+            "GTK 4: nothing asked again"
+        );
+
+        let mut m = filled();
+        m.poll();
+        m.settle_poll(Trust::NamesAndStates);
+        assert!(
+            m.recheck_once && m.walked_any(),
+            "children lists only, the rest kept"
+        );
+
+        let mut m = filled();
+        m.poll();
+        m.settle_poll(Trust::Nothing);
+        assert!(!m.walked_any(), "everything forgotten");
+    }
+
+    #[test]
+    fn without_a_timed_look_nothing_is_asked_again() {
+        let mut m = filled();
+        m.settle_poll(Trust::Nothing);
+        assert!(m.walked_any() && !m.recheck_once);
+        m.poll();
+        m.settle_poll(Trust::NamesAndStates);
+        m.recheck_once = false; // as the read does once it has walked
+        m.settle_poll(Trust::NamesAndStates);
+        assert!(!m.recheck_once, "one look, one recheck");
+    }
+}
