@@ -81,6 +81,9 @@ async fn accept(
             Ok(c) => c,
             Err(_) => continue,
         };
+        // A response goes out in several writes (head, event, end): with Nagle's algorithm
+        // each waits for the client's delayed ACK, 40 ms a call (measured: 22.7 calls/s).
+        let _ = stream.set_nodelay(true);
         let service = service.clone();
         let token = token.clone();
         let origins = Arc::clone(&allowed_origins);
