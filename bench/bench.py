@@ -364,6 +364,15 @@ def bench_mcp():
     return json.loads(r.stdout)
 
 
+def bench_mcp_http():
+    """One MCP client over streamable HTTP reading the Chromium page back to back (bench/mcp_http.py)."""
+    r = subprocess.run([PY, os.path.join(ROOT, "bench/mcp_http.py"), BIN, "10"], capture_output=True, text=True)
+    if r.returncode != 0:
+        print("mcp http bench failed:", r.stdout, r.stderr[-2000:], file=sys.stderr)
+        return None
+    return json.loads(r.stdout)
+
+
 def bench_agent():
     """Agent turn overhead against a pyatspi-based agent's turn (bench/agent_bench.py)."""
     if not os.path.exists(os.path.join(ROOT, ".tools/venv/bin/python")):
@@ -408,11 +417,12 @@ def main():
         reliability = bench_reliability()
         see = bench_see()
         mcp = bench_mcp()
+        mcp_http = bench_mcp_http()
         agent = bench_agent()
     finally:
         stop(procs)
     results = {"runs": RUNS, "speed": speed, "tokens": toks, "actions": acts, "reliability": reliability,
-               "see": see, "mcp": mcp, "agent": agent, "click": click}
+               "see": see, "mcp": mcp, "agent": agent, "click": click, "mcp_http": mcp_http}
     with open(os.path.join(ROOT, "bench/out/results.json"), "w") as f:
         json.dump(results, f, indent=1)
     print(f"read speed, median of {RUNS} runs (ms)\n")
@@ -455,6 +465,9 @@ def main():
         if "read_after_change_mcp_ms" in mcp and "gtk3-widget-factory" in mcp.get("whole", {}):
             c, cli_ms = mcp["read_after_change_mcp_ms"], mcp["whole"]["gtk3-widget-factory"]["cli_ms"]
             print(f"| read gtk3-widget-factory right after a click changed a check box | {c:.1f} | {cli_ms:.1f} | {cli_ms / c:.1f}x |")
+    if mcp_http:
+        print(f"\nMCP over HTTP, one client reading the Chromium page back to back: {mcp_http['calls_per_s']:.0f} calls/s "
+              f"({mcp_http['ms_per_call']:.1f} ms a call)")
     if agent:
         o, p = agent["ours"], agent["peer"]
         print(f"\nagent turn without the model, Chromium page, {o['turns']} turns (ms)\n")

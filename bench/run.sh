@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The project benchmark, one command: builds a release binary, starts a private sandbox with
 # gtk3-widget-factory, Chromium on the fixture page and FeatherPad (Qt5), and in one run
-# times `desktop-cli read` against pyatspi walks of the same windows and counts o200k tokens.
+# times `desktop-cli read` against pyatspi walks of the same windows and counts o200k tokens;
+# then actions, a click that changes the window (bench/click_bench.py), screenshots, observe,
+# the MCP server over stdio (bench/mcp_bench.py) and HTTP (bench/mcp_http.py), the agent turn.
 # Usage: bench/run.sh [--runs N]      (results also go to bench/out/results.json)
 #        bench/run.sh --widgets [--rounds N]   the everyday-controls tasks (bench/widgets.py;
 #                                              results in bench/out/widgets.json)
