@@ -119,9 +119,11 @@ pub async fn observe_events<D: Desktop>(
     let mut stream = d.changes(&window).await;
     // Where reads had to walk (Qt, or a Chromium page loaded after the first client came),
     // the window is looked at every --interval, asking again only what the toolkit may
-    // change without an event (children lists; the backend knows which); without events
+    // change without an event (children lists; the backend knows which), the gap doubling
+    // up to 4 times --interval while looks find nothing and no event comes; without events
     // every --interval, wholly. Everything is asked again every 10 s, as a safety net.
     let interval = a.interval;
+    let mut look = interval;
     let full_every = interval.max(Duration::from_secs(10));
     let mut last_full = tokio::time::Instant::now();
     let deadline = a.duration.map(|d| tokio::time::Instant::now() + d);
@@ -143,12 +145,14 @@ pub async fn observe_events<D: Desktop>(
                 None => std::future::pending().await,
             }
         };
-        tokio::select! {
+        // Whether this read is a timed look asking again only part of the window.
+        let looking = tokio::select! {
             event = got_event => {
                 match event {
                     Some(c) => note(&mut memo, &c),
                     None => stream = None,
                 }
+                look = interval;
                 // Let a burst of events settle into one read.
                 tokio::time::sleep(Duration::from_millis(15)).await;
                 if let Some(s) = stream.as_mut() {
@@ -156,27 +160,33 @@ pub async fn observe_events<D: Desktop>(
                         note(&mut memo, &c);
                     }
                 }
+                false
             }
             _ = tokio::time::sleep_until(next_poll) => {
-                let wait = if stream.is_none() || ReadMemo::walked_any(&memo) { interval } else { full_every };
+                let wait = if stream.is_none() { interval } else if ReadMemo::walked_any(&memo) { look } else { full_every };
                 let now = tokio::time::Instant::now();
                 next_poll = now + wait;
-                if stream.is_none() || now >= last_full + full_every {
+                let partial = stream.is_some() && now < last_full + full_every;
+                if partial {
+                    ReadMemo::poll(&mut memo);
+                } else {
                     ReadMemo::clear(&mut memo);
                     last_full = now;
-                } else {
-                    ReadMemo::poll(&mut memo);
                 }
+                partial
             }
             _ = stop => break,
             _ = &mut stop_signal => break,
-        }
+        };
         match observe_read(d, &window, filters, &mut memo).await {
             Ok(mut data) => {
                 last_error.clear();
                 let changes = observer.diff(&mut data.elements, ignore);
                 if !changes.is_empty() {
                     remember(d, &data);
+                    look = interval;
+                } else if looking {
+                    look = (look * 2).min(interval * 4);
                 }
                 let ts = now_secs();
                 for mut c in changes {
