@@ -441,9 +441,15 @@ pub fn is_pass_through(n: &Node) -> bool {
 }
 
 fn simplify_decision(n: &Node) -> Keep {
+    // A hint names a wordless control or picture; an empty container that takes no clicks
+    // (a web page's `<div id="top">` waiting for content) is not made worth showing by the
+    // words of its id. Showing it would also make its first child's arrival read as the
+    // container's removal, since a container with children is hoisted away.
+    let hint_counts = !n.hint.is_empty()
+        && (n.is_interactive() || !n.children.is_empty() || !n.role.is_structural());
     let says_something = !n.name.is_empty()
         || !n.description.is_empty()
-        || !n.hint.is_empty()
+        || hint_counts
         || n.more > 0
         || n.value.as_deref().is_some_and(|v| !v.is_empty())
         || n.is_interactive();

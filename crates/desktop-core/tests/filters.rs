@@ -166,6 +166,37 @@ fn simplify_drops_wrappers_repeats_and_empty_leaves() {
 }
 
 #[test]
+fn a_hint_keeps_pictures_and_controls_not_empty_containers() {
+    let hinted = |role: Role, children: Vec<Node>| {
+        with(el(role, "", (0, 0, 10, 10), children), |n| {
+            n.hint = "top".into()
+        })
+    };
+    let clickable = with(hinted(Role::Group, vec![]), |n| n.clickable = true);
+    let page = vec![el(
+        Role::Group,
+        "Page",
+        (0, 0, 100, 100),
+        vec![
+            // `<div id="top"></div>`: nothing to show, nothing to click.
+            hinted(Role::Group, vec![]),
+            // An unnamed picture and a clickable icon are told by their hints.
+            hinted(Role::Image, vec![]),
+            clickable,
+        ],
+    )];
+    let f = visible();
+    let out = filter::simplify(page, &f);
+    let shown: Vec<String> = out[0]
+        .children
+        .iter()
+        .map(|n| format!("{} {}", n.role, n.hint))
+        .collect();
+    assert_eq!(shown, ["img top", "group top"]);
+    assert!(out[0].children[1].is_interactive());
+}
+
+#[test]
 fn full_keeps_everything_visible() {
     let out = run(&Filters {
         full: true,
