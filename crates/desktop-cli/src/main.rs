@@ -13,6 +13,8 @@ mod guard;
 mod mcp;
 mod output;
 mod platform;
+#[cfg(target_os = "linux")]
+mod relay;
 mod schema;
 #[cfg(feature = "view")]
 mod view;
@@ -49,19 +51,8 @@ fn run() -> i32 {
         Ok(cli) => cli,
         Err(e) => return usage_error(&e),
     };
-    // Tables are what a read and a list are.
     let tabular = matches!(cli.command, cli::Command::Read(_) | cli::Command::List(_));
-    let out = Out {
-        pretty: cli.global.pretty,
-        // Image formats belong to `screenshot`; every other command prints JSON or text.
-        format: match cli.global.format {
-            Some(Format::Text) if !matches!(cli.command, cli::Command::Screenshot(_)) => {
-                Format::Text
-            }
-            Some(Format::Csv) if tabular => Format::Csv,
-            _ => Format::Json,
-        },
-    };
+    let out = Out::of(&cli);
     let is_screenshot = matches!(cli.command, cli::Command::Screenshot(_));
     if !is_screenshot && matches!(cli.global.format, Some(Format::Png | Format::Jpg)) {
         let e = Error::invalid_args(

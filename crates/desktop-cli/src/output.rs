@@ -1,5 +1,7 @@
 //! The only place that writes to stdout: one envelope per command (or text for people).
 //! A closed pipe (`desktop-cli read | head -1`) ends the process quietly with status 0.
+//! Inside [`capture`] (the keeper answering another process's read) what would be printed
+//! is kept for that process instead.
 
 #![allow(clippy::print_stderr)]
 
@@ -7,7 +9,30 @@ use crate::cli::Format;
 use desktop_core::envelope::Envelope;
 use desktop_core::Error;
 use serde::Serialize;
+use std::cell::RefCell;
 use std::io::Write;
+
+tokio::task_local! {
+    static CAPTURED: RefCell<Captured>;
+}
+
+/// What a command run inside [`capture`] printed.
+#[derive(Debug, Default)]
+pub struct Captured {
+    pub stdout: Vec<u8>,
+    /// Lines for stderr, without their newlines.
+    pub stderr: Vec<String>,
+}
+
+/// Runs `f`, keeping what it prints (stdout and stderr) instead of printing it.
+pub async fn capture<F: std::future::Future<Output = i32>>(f: F) -> (i32, Captured) {
+    CAPTURED
+        .scope(RefCell::new(Captured::default()), async {
+            let code = f.await;
+            (code, CAPTURED.with(RefCell::take))
+        })
+        .await
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct Out {
@@ -16,6 +41,23 @@ pub struct Out {
 }
 
 impl Out {
+    /// How `cli`'s command prints: image formats belong to `screenshot`, tables to `read`
+    /// and `list`; everything else prints JSON or text.
+    pub fn of(cli: &crate::cli::Cli) -> Out {
+        use crate::cli::Command;
+        let tabular = matches!(cli.command, Command::Read(_) | Command::List(_));
+        Out {
+            pretty: cli.global.pretty,
+            format: match cli.global.format {
+                Some(Format::Text) if !matches!(cli.command, Command::Screenshot(_)) => {
+                    Format::Text
+                }
+                Some(Format::Csv) if tabular => Format::Csv,
+                _ => Format::Json,
+            },
+        }
+    }
+
     /// Prints a success envelope; returns the exit status (0).
     pub fn ok<T: Serialize>(&self, command: &str, data: T) -> i32 {
         let env = Envelope::ok(command, data);
@@ -27,12 +69,12 @@ impl Out {
     /// for invalid arguments.
     pub fn err(&self, command: &str, e: &Error) -> i32 {
         if self.format == Format::Text {
-            eprintln!("error {}: {}", e.code.as_str(), e.message);
+            write_stderr(&format!("error {}: {}", e.code.as_str(), e.message));
             if let Some(s) = &e.suggestion {
-                eprintln!("  fix: {s}");
+                write_stderr(&format!("  fix: {s}"));
             }
             if let Some(d) = &e.platform_detail {
-                eprintln!("  detail: {d}");
+                write_stderr(&format!("  detail: {d}"));
             }
         } else {
             self.json(&Envelope::err(command, e));
@@ -65,7 +107,18 @@ impl Out {
     }
 }
 
+/// Writes bytes as they are (what the keeper printed for this process).
+pub fn raw(bytes: &[u8]) {
+    write_stdout(bytes);
+}
+
 fn write_stdout(bytes: &[u8]) {
+    if CAPTURED
+        .try_with(|c| c.borrow_mut().stdout.extend_from_slice(bytes))
+        .is_ok()
+    {
+        return;
+    }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(bytes).and_then(|()| out.flush()) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
@@ -78,5 +131,16 @@ fn write_stdout(bytes: &[u8]) {
 
 /// A notice for people on stderr; never part of the machine-readable output.
 pub fn notice(msg: &str) {
-    eprintln!("desktop-cli: {msg}");
+    write_stderr(&format!("desktop-cli: {msg}"));
+}
+
+/// One line on stderr (kept inside [`capture`]).
+pub fn write_stderr(line: &str) {
+    if CAPTURED
+        .try_with(|c| c.borrow_mut().stderr.push(line.to_string()))
+        .is_ok()
+    {
+        return;
+    }
+    eprintln!("{line}");
 }

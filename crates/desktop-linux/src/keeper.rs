@@ -12,7 +12,8 @@
 //! The keeper learns each app's name, pid and toolkit when it appears (while it still
 //! answers) and records them in the bus's identities file, and exits when the bus goes. It
 //! also registers for every change event, so that toolkits that send only registered ones
-//! (Qt) show an action's settling their reaction.
+//! (Qt) show an action's settling their reaction. While it holds the bus it may also serve
+//! (`run`'s `serve`: the binary's warm reads over [`socket`]).
 
 use crate::bus::{Bus, CallError, ACCESSIBLE, APPLICATION, REGISTRY, ROOT_PATH};
 use crate::identity::{self, Identities, Identity};
@@ -43,6 +44,11 @@ fn lock_file(address: &str) -> std::io::Result<File> {
         .truncate(false)
         .mode(0o600)
         .open(dir.join("keeper.lock"))
+}
+
+/// Where the keeper of the bus at `address` answers (in the bus's private folder).
+pub fn socket(address: &str) -> std::path::PathBuf {
+    identity::bus_dir(address).join("keeper.sock")
 }
 
 /// Takes the keeper's lock; `None` when another process holds it.
@@ -103,8 +109,13 @@ fn wait_ready(mut child: Child, wait: Duration) {
 }
 
 /// The keeper's life: hold the lock, be a client of every app, record who they are, and
-/// end with the bus. `ready` runs once every app present at the start has been reached.
-pub async fn run(address: &str, ready: impl FnOnce()) -> Result<()> {
+/// end with the bus. `ready` runs once every app present at the start has been reached;
+/// `serve` runs beside, only in the process that holds the lock.
+pub async fn run(
+    address: &str,
+    ready: impl FnOnce(),
+    serve: impl std::future::Future<Output = ()>,
+) -> Result<()> {
     let lock = try_lock(address).map_err(|e| {
         Error::new(
             ErrorCode::A11yUnavailable,
@@ -116,6 +127,18 @@ pub async fn run(address: &str, ready: impl FnOnce()) -> Result<()> {
         ready();
         return Ok(());
     };
+    let serving = async {
+        serve.await;
+        std::future::pending::<()>().await
+    };
+    tokio::select! {
+        r = keep(address, ready) => r,
+        () = serving => Ok(()),
+    }
+}
+
+/// Being a client of every app until the bus goes.
+async fn keep(address: &str, ready: impl FnOnce()) -> Result<()> {
     let bus = Bus::open(address, CALL_TIMEOUT).await.map_err(|e| {
         Error::new(
             ErrorCode::A11yUnavailable,

@@ -40,8 +40,9 @@ mod x11;
 use bus::{Bus, CallError};
 pub use desktop::AppChanges;
 pub use diagnose::{checks as doctor_checks, sandboxes as running_sandboxes};
-pub use keeper::{ensure as ensure_keeper, run as run_keeper};
+pub use keeper::{ensure as ensure_keeper, run as run_keeper, socket as keeper_socket};
 pub use session::adopt_sandbox;
+pub use warm::IDLE as WARM_IDLE;
 pub use wayland::hold_seat as wayland_seat;
 
 /// The clipboard as text: the CLIPBOARD selection on X11, the data-control selection on
@@ -158,6 +159,23 @@ pub(crate) fn stopped_error(app: &str, pid: u32) -> Error {
     .suggest("Continue it (kill -CONT, or leave the debugger), then retry")
 }
 
+/// The accessibility bus's address, found as [`LinuxDesktop::connect`] finds it, without
+/// connecting to the bus.
+pub async fn bus_address(timeout: Duration) -> Result<String> {
+    if let Some(a) = std::env::var("AT_SPI_BUS_ADDRESS")
+        .ok()
+        .filter(|a| !a.is_empty())
+    {
+        return Ok(a);
+    }
+    let x = if is_wayland() {
+        None
+    } else {
+        X::connect().ok()
+    };
+    session::a11y_address(x.as_ref(), timeout).await
+}
+
 /// Whether this process runs in a Wayland session (`WAYLAND_DISPLAY` is set).
 pub fn is_wayland() -> bool {
     std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty())
@@ -196,6 +214,13 @@ impl LinuxDesktop {
     /// change signals: for a long-lived process (the MCP server).
     pub fn keep_warm(&mut self) {
         self.warm = Some(warm::Warm::default());
+    }
+
+    /// Lets go of the warm state of apps no read asked for in `idle`.
+    pub fn sweep_warm(&self, idle: Duration) {
+        if let Some(w) = &self.warm {
+            w.sweep(idle);
+        }
     }
 
     /// Connects to X (if a display is set) and to the accessibility bus, switching

@@ -551,17 +551,45 @@ impl Walker<'_, '_> {
                         .flatten()
                 })
                 .collect();
-            let asked = join_all(
-                wanted
-                    .iter()
-                    .zip(&remembered)
-                    .filter(|(_, r)| r.is_none())
-                    .map(|((_, h), _)| fetch_node(bus, h.clone(), self.get_all)),
-            )
-            .await;
+            // Where children lists are asked again, so are the remembered containers' child
+            // counts, in the same round as the new elements: a container the toolkit
+            // filled without a word (Qt 5's emptied group given a row) would otherwise keep
+            // its old count of none, and a count that grew must bound the next list asked.
+            let recheck = memo
+                .as_deref()
+                .is_some_and(|m| m.recheck_children || m.recheck_once);
+            let recount: Vec<bool> = remembered
+                .iter()
+                .map(|r| recheck && r.as_ref().is_some_and(may_gain_children))
+                .collect();
+            let (asked, counts) = tokio::join!(
+                join_all(
+                    wanted
+                        .iter()
+                        .zip(&remembered)
+                        .filter(|(_, r)| r.is_none())
+                        .map(|((_, h), _)| fetch_node(bus, h.clone(), self.get_all)),
+                ),
+                join_all(
+                    wanted
+                        .iter()
+                        .zip(&recount)
+                        .filter(|(_, again)| **again)
+                        .map(|((_, h), _)| child_count(bus, h)),
+                )
+            );
             let mut asked = asked.into_iter();
-            for ((parent, _), known) in wanted.into_iter().zip(remembered) {
+            let mut counts = counts.into_iter();
+            for (((parent, _), known), again) in wanted.into_iter().zip(remembered).zip(recount) {
                 let node = match known {
+                    Some(mut n) if again => match counts.next() {
+                        Some(Ok(count)) => {
+                            n.child_count = count;
+                            Ok(n)
+                        }
+                        Some(Err(e)) => Err(e),
+                        None => Err(CallError::Other("missing reply".into())),
+                    },
                     Some(n) => Ok(n),
                     None => {
                         fetched += 1;
@@ -652,6 +680,44 @@ pub(crate) async fn fetch_node(
         handle,
         ..Node::default()
     })
+}
+
+/// An element's number of children, asked afresh.
+async fn child_count(bus: &Bus, h: &Handle) -> Result<u32, CallError> {
+    let v: OwnedValue = bus
+        .property(h.owner(), h.path(), ACCESSIBLE, "ChildCount")
+        .await?;
+    Ok(i32::try_from(v).map_or(0, |n| u32::try_from(n).unwrap_or(0)))
+}
+
+/// Whether an element's children may change without its own record changing: containers,
+/// not the controls and texts whose children (a label's text, a combo's popup) come and go
+/// with a change of their own that is signalled.
+fn may_gain_children(n: &Node) -> bool {
+    use desktop_core::Role as R;
+    !matches!(
+        n.role,
+        R::Button
+            | R::Toggle
+            | R::Link
+            | R::Input
+            | R::Password
+            | R::CheckBox
+            | R::Radio
+            | R::Spin
+            | R::Slider
+            | R::Switch
+            | R::MenuItem
+            | R::Tab
+            | R::Text
+            | R::Heading
+            | R::Image
+            | R::ScrollBar
+            | R::Progress
+            | R::Separator
+            | R::Tooltip
+            | R::Header
+    )
 }
 
 /// For toolkits that do not implement `GetAll`: the three properties one by one.

@@ -6,6 +6,12 @@
 //! changes unsignalled the mirror is not used, and every mirror is dropped after `MAX_AGE`.
 //! The window list each recent target named is kept too, while nothing about the windows
 //! has changed (`Windows`).
+//!
+//! Before anything kept is used, the app is asked a question over the bus its signals
+//! travel on (`Peer.Ping`): its answer comes after every signal it sent before, so a change
+//! another process just saw the app make (an action's effect) is known before the read.
+//! Each app has its own lock, so a hung app holds up only the reads of that app; an app
+//! no read asked for in [`IDLE`] is let go (its listener ends).
 
 use crate::bus::{Bus, CallError};
 use crate::tree::{fetch_app_cache, AppCache, Memo, Trust};
@@ -20,6 +26,9 @@ const MAX_AGE: Duration = Duration::from_secs(5);
 
 /// More signals than this between two reads: the app is rebuilding, read it afresh.
 const MAX_PENDING: usize = 4096;
+
+/// An app no read has asked for this long is let go by [`Warm::sweep`].
+pub const IDLE: Duration = Duration::from_secs(30);
 
 /// What the listener hands the reads: whether anything changed, and what.
 #[derive(Default)]
@@ -80,6 +89,7 @@ struct App {
     /// By the window's object path.
     mirrors: HashMap<String, Mirror>,
     listener: Option<tokio::task::JoinHandle<()>>,
+    used: Instant,
 }
 
 impl App {
@@ -110,11 +120,14 @@ impl Drop for App {
     }
 }
 
+/// One app's warm state behind its own lock (`None` until first connected).
+type Slot = Arc<tokio::sync::Mutex<Option<App>>>;
+
 /// Per-app connections, caches and mirrors, and recent window lists, shared by the calls of
 /// one process.
 #[derive(Default)]
 pub struct Warm {
-    apps: tokio::sync::Mutex<HashMap<String, App>>,
+    apps: Mutex<HashMap<String, Slot>>,
     pub windows: Windows,
 }
 
@@ -144,28 +157,37 @@ async fn listen(
 }
 
 impl Warm {
+    /// The lock of `owner`'s state, made on first use.
+    fn slot(&self, owner: &str) -> Slot {
+        let mut apps = self.apps.lock().unwrap_or_else(|e| e.into_inner());
+        apps.entry(owner.to_string()).or_default().clone()
+    }
+
     /// The app's direct connection and its cache: the remembered one if nothing changed
     /// since, else a fresh `GetItems`.
     pub async fn app(&self, main: &Bus, owner: &str) -> Result<(Bus, AppCache), CallError> {
-        let mut apps = self.apps.lock().await;
-        if !apps.contains_key(owner) {
+        let slot = self.slot(owner);
+        let mut guard = slot.lock().await;
+        if guard.is_none() {
             let signals = Arc::new(Signals::new());
             let listener = listen(main, owner, signals.clone()).await;
             let bus = main.with_peer(owner).await?;
-            apps.insert(
-                owner.to_string(),
-                App {
-                    bus,
-                    cache: None,
-                    signals,
-                    mirrors: HashMap::new(),
-                    listener,
-                },
-            );
+            *guard = Some(App {
+                bus,
+                cache: None,
+                signals,
+                mirrors: HashMap::new(),
+                listener,
+                used: Instant::now(),
+            });
         }
-        let Some(app) = apps.get_mut(owner) else {
+        let Some(app) = guard.as_mut() else {
             return Err(CallError::Other("no app".into()));
         };
+        app.used = Instant::now();
+        if app.cache.is_some() && app.trusted() {
+            barrier(main, owner, &app.signals).await?;
+        }
         let clean = !app.signals.dirty.load(Ordering::SeqCst);
         if let (Some(cache), true) = (&app.cache, app.trusted() && clean) {
             return Ok((app.bus.clone(), cache.clone()));
@@ -178,7 +200,7 @@ impl Warm {
                 Ok((app.bus.clone(), cache))
             }
             Err(e) => {
-                apps.remove(owner);
+                *guard = None;
                 Err(e)
             }
         }
@@ -188,12 +210,18 @@ impl Warm {
     /// signals (empty when there is none yet, it is too old, or the toolkit's signals are
     /// not trusted at all); handed back with [`Warm::keep`] after the read.
     pub async fn mirror(&self, owner: &str, path: &str, trust: Trust) -> Kept {
-        let mut apps = self.apps.lock().await;
+        // Children lists are asked again on every read, whatever the toolkit: GTK 3, Qt 5 and
+        // Chromium leave some structural changes unsignalled, and GTK 4, which signals them
+        // all, signals a new child only once it is realized, at its next frame, while asking
+        // shows it at once (a read right after an insertion missed it: `cargo test --test
+        // mirror`, the keeper's reads).
         let fresh = Kept {
-            memo: Memo::rechecking_children(trust != Trust::Everything),
+            memo: Memo::rechecking_children(true),
             filled: Instant::now(),
         };
-        let Some(app) = apps.get_mut(owner) else {
+        let slot = self.slot(owner);
+        let mut guard = slot.lock().await;
+        let Some(app) = guard.as_mut() else {
             return fresh;
         };
         app.apply_signals();
@@ -208,8 +236,9 @@ impl Warm {
 
     /// Keeps the mirror of the window at `path` after a read that used it.
     pub async fn keep(&self, owner: &str, path: &str, kept: Kept) {
-        let mut apps = self.apps.lock().await;
-        let Some(app) = apps.get_mut(owner) else {
+        let slot = self.slot(owner);
+        let mut guard = slot.lock().await;
+        let Some(app) = guard.as_mut() else {
             return;
         };
         let Kept { memo, filled } = kept;
@@ -218,7 +247,39 @@ impl Warm {
         // Signals that came during the read name what it may have missed.
         app.apply_signals();
     }
+
+    /// Lets go of apps no read has asked for in `idle`, and of apps that are gone (their
+    /// listeners ended): a long-lived process listens only to the apps it is reading.
+    pub fn sweep(&self, idle: Duration) {
+        let mut apps = self.apps.lock().unwrap_or_else(|e| e.into_inner());
+        apps.retain(|_, slot| match slot.try_lock() {
+            // Being read now.
+            Err(_) => true,
+            Ok(guard) => guard
+                .as_ref()
+                .is_some_and(|a| a.trusted() && a.used.elapsed() < idle),
+        });
+    }
 }
+
+/// Makes sure every signal `owner` sent before now has been noted: the app answers a ping
+/// over the bus its signals travel on only after them, and the listener, woken by them
+/// before the answer came, runs at the yield. An app that cannot be asked is taken as
+/// changed.
+async fn barrier(main: &Bus, owner: &str, signals: &Signals) -> Result<(), CallError> {
+    match main
+        .call::<_, ()>(owner, crate::bus::ROOT_PATH, PEER, "Ping", &())
+        .await
+    {
+        Ok(()) => {}
+        Err(CallError::Timeout) => return Err(CallError::Timeout),
+        Err(_) => signals.dirty.store(true, Ordering::SeqCst),
+    }
+    tokio::task::yield_now().await;
+    Ok(())
+}
+
+const PEER: &str = "org.freedesktop.DBus.Peer";
 
 /// A window's mirror lent to one read.
 pub struct Kept {

@@ -199,6 +199,19 @@ impl Desk {
         to_run(out)
     }
 
+    /// Runs `desktop-cli ARGS` with `vars` added to its environment.
+    pub fn cli_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
+        let out = Command::new(&self.bin)
+            .args(args)
+            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .envs(vars.iter().copied())
+            .env_remove("AT_SPI_BUS_ADDRESS")
+            .current_dir(&self.work)
+            .output()
+            .expect("run desktop-cli");
+        to_run(out)
+    }
+
     /// Runs `desktop-cli ARGS` with arguments that need not be UTF-8, stdin closed.
     pub fn cli_os(&self, args: &[std::ffi::OsString]) -> Run {
         let out = Command::new(&self.bin)

@@ -82,7 +82,8 @@ fn ensure_keeper(d: &Platform) {
     }
 }
 
-/// The hidden `keeper` command: runs until the accessibility bus goes away.
+/// The hidden `keeper` command: runs until the accessibility bus goes away, answering the
+/// one-shot commands' reads warm meanwhile (`relay`).
 pub async fn run_keeper() -> i32 {
     let Ok(address) = std::env::var("AT_SPI_BUS_ADDRESS") else {
         return 2;
@@ -92,7 +93,8 @@ pub async fn run_keeper() -> i32 {
         let mut out = std::io::stdout();
         let _ = out.write_all(b"ready\n").and_then(|()| out.flush());
     };
-    match desktop_linux::run_keeper(&address, ready).await {
+    let serve = crate::relay::serve(address.clone());
+    match desktop_linux::run_keeper(&address, ready, serve).await {
         Ok(()) => 0,
         Err(e) => {
             notice(&e.message);

@@ -2,7 +2,9 @@
 //! signals. Here one MCP server (over stdio) reads windows that change themselves at random
 //! (insert, remove, rename, toggle, enable, hide or show, move: tests/fixtures/churn*) in
 //! GTK 3, GTK 4, Qt 5 and Chromium, and every mirror read is compared with fresh reads by
-//! new processes around it: while the app holds still they must be identical.
+//! new processes around it (`DESKTOP_CLI_DIRECT`: read by the process itself): while the
+//! app holds still they must be identical. So must the keeper's answer to a command line's
+//! `read`, with nothing having waited for the keeper to see the change.
 
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
@@ -96,13 +98,35 @@ fn shows(data: &Value, text: &str) -> bool {
 }
 
 impl Env {
+    /// A read by a process of its own, from scratch.
     fn fresh(&self, window: &str) -> Value {
-        let run =
-            self.desk
-                .lock()
-                .unwrap()
-                .cli(&["read", "--window", window, "--max-elements", "500"]);
+        let run = self.desk.lock().unwrap().cli_with(
+            &["read", "--window", window, "--max-elements", "500"],
+            &[("DESKTOP_CLI_DIRECT", "1")],
+        );
         assert_eq!(run.code, 0, "fresh read of {window}: {}", run.stdout);
+        run.data()
+    }
+
+    /// A command line's read, answered by the keeper through its mirrors.
+    fn kept(&self, window: &str) -> Value {
+        let run = self.desk.lock().unwrap().cli_with(
+            &[
+                "read",
+                "--window",
+                window,
+                "--max-elements",
+                "500",
+                "--timing",
+            ],
+            &[],
+        );
+        assert_eq!(run.code, 0, "keeper's read of {window}: {}", run.stdout);
+        assert!(
+            run.stderr.contains("timing: keeper"),
+            "the keeper answered the read of {window}: {}",
+            run.stderr
+        );
         run.data()
     }
 
@@ -134,7 +158,11 @@ impl Env {
                 &format!("the mirror of {window} to show {marker:?}"),
                 || shows(&self.mirrored(window), &marker).then_some(()),
             );
+            // The keeper is read right after a fresh read: nothing has waited for it to see
+            // the change. (Read before that, it may catch GTK 3 still laying the window out,
+            // as a fresh read then would.)
             let before = elements(&self.fresh(window));
+            let kept = elements(&self.kept(window));
             let mirror = elements(&self.mirrored(window));
             let after = elements(&self.fresh(window));
             if before != after {
@@ -144,8 +172,14 @@ impl Env {
             compared += 1;
             if mirror != before {
                 differences.push(format!(
-                    "step {step}: {}",
+                    "step {step}, MCP: {}",
                     first_difference(&mirror, &before)
+                ));
+            }
+            if kept != before {
+                differences.push(format!(
+                    "step {step}, keeper: {}",
+                    first_difference(&kept, &before)
                 ));
             }
         }

@@ -1,0 +1,312 @@
+//! Reads answered by the keeper (Linux): a one-shot `read` hands its arguments to the
+//! desktop's keeper, which reads through what it keeps warm — per-app connections, caches
+//! and window mirrors kept true by the apps' own signals, as the MCP server does — and hands
+//! back what the read prints. When anything is amiss before the keeper takes the request
+//! (no keeper, another build of this program, another desktop, an option it does not
+//! serve), the process reads by itself, as it always could.
+//!
+//! The socket lives in the bus's private folder (mode 700) and answers only processes of
+//! this user. One request and one reply per connection, each a JSON line.
+
+use crate::cli::{Cli, Command, Global};
+use crate::output::{self, notice, Out};
+use crate::platform::Platform;
+use clap::Parser;
+use serde::{Deserialize, Serialize};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+
+/// The only call timeout the keeper reads with (`--call-timeout`'s default); a read asking
+/// for another is done by its own process.
+const SERVED_TIMEOUT_MS: u64 = 3000;
+
+/// A keeper that does not take the connection at once is not waited for.
+const CONNECT: Duration = Duration::from_millis(200);
+
+/// Requests are a command line; anything longer is not one.
+const MAX_REQUEST: u64 = 1 << 20;
+
+/// Set (to anything but 0), every read is done by its own process.
+const DIRECT: &str = "DESKTOP_CLI_DIRECT";
+
+/// What both sides must share for the keeper's read to be the one this process would make:
+/// the same program (the running image: a rebuilt or upgraded binary differs), the same
+/// display, ref map and accessibility bus.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Context {
+    exe: String,
+    display: String,
+    wayland: String,
+    refs: String,
+    address: String,
+}
+
+impl Context {
+    fn here(address: &str) -> Option<Context> {
+        let var = |k: &str| std::env::var(k).unwrap_or_default();
+        Some(Context {
+            exe: exe_id(Path::new("/proc/self/exe"))?,
+            display: var("DISPLAY"),
+            wayland: var("WAYLAND_DISPLAY"),
+            refs: desktop_linux::sandbox::refs_path().display().to_string(),
+            address: address.to_string(),
+        })
+    }
+}
+
+/// A file's identity: device, inode and modification time.
+fn exe_id(path: &Path) -> Option<String> {
+    let m = std::fs::metadata(path).ok()?;
+    Some(format!(
+        "{}:{}:{}.{}",
+        m.dev(),
+        m.ino(),
+        m.mtime(),
+        m.mtime_nsec()
+    ))
+}
+
+/// Whether the file this process was started from has been replaced (a new build or
+/// version installed over it): then a keeper hands over to one of the new program.
+fn exe_replaced(own: &str) -> bool {
+    let Ok(link) = std::fs::read_link("/proc/self/exe") else {
+        return false;
+    };
+    let link = link.to_string_lossy();
+    let path = link.strip_suffix(" (deleted)").unwrap_or(&link);
+    exe_id(Path::new(path)).is_some_and(|id| id != own)
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Request {
+    context: Context,
+    /// The command line after the program's name.
+    args: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum Reply {
+    /// The read ran: what it printed, and its exit status.
+    Done {
+        code: i32,
+        stdout: String,
+        stderr: Vec<String>,
+    },
+    /// The keeper did not read; the process reads by itself.
+    Declined { why: String },
+}
+
+fn direct() -> bool {
+    std::env::var_os(DIRECT).is_some_and(|v| v != "0")
+        || std::env::var_os("DESKTOP_CLI_NO_KEEPER").is_some_and(|v| v != "0")
+}
+
+/// This process's `read`, answered by the keeper: its exit status once the keeper's output
+/// is printed, `None` when the process is to read by itself.
+pub async fn read(g: &Global) -> Option<i32> {
+    if direct() || g.call_timeout != SERVED_TIMEOUT_MS {
+        return None;
+    }
+    let t = Instant::now();
+    let args = std::env::args_os()
+        .skip(1)
+        .map(|a| a.into_string().ok())
+        .collect::<Option<Vec<String>>>()?;
+    let address = desktop_linux::bus_address(Duration::from_millis(g.call_timeout))
+        .await
+        .ok()?;
+    let socket = desktop_linux::keeper_socket(&address);
+    let stream = tokio::time::timeout(CONNECT, UnixStream::connect(&socket))
+        .await
+        .ok()?
+        .ok()?;
+    let request = Request {
+        context: Context::here(&address)?,
+        args,
+    };
+    // The keeper's read is bounded by the call timeout and the read's budget; past twice
+    // that and a margin it is taken as stuck, and this process reads by itself.
+    let wait = Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2);
+    let reply = match tokio::time::timeout(wait, exchange(stream, &request)).await {
+        Ok(Some(r)) => r,
+        Ok(None) => return None,
+        Err(_) => {
+            notice("the keeper did not answer in time; reading directly");
+            return None;
+        }
+    };
+    match reply {
+        Reply::Done {
+            code,
+            stdout,
+            stderr,
+        } => {
+            for line in stderr {
+                output::write_stderr(&line);
+            }
+            if g.timing {
+                notice(&format!(
+                    "timing: keeper total={:.1}ms",
+                    t.elapsed().as_secs_f64() * 1000.0
+                ));
+            }
+            output::raw(stdout.as_bytes());
+            Some(code)
+        }
+        Reply::Declined { why } => {
+            if g.timing {
+                notice(&format!(
+                    "the keeper did not read ({why}); reading directly"
+                ));
+            }
+            None
+        }
+    }
+}
+
+/// Sends the request and reads the reply; `None` when the keeper went away meanwhile.
+async fn exchange(stream: UnixStream, request: &Request) -> Option<Reply> {
+    let (rd, mut wr) = stream.into_split();
+    let mut line = serde_json::to_vec(request).ok()?;
+    line.push(b'\n');
+    wr.write_all(&line).await.ok()?;
+    let mut reply = Vec::new();
+    BufReader::new(rd)
+        .read_until(b'\n', &mut reply)
+        .await
+        .ok()?;
+    serde_json::from_slice(&reply).ok()
+}
+
+/// The keeper's side: answers reads on the bus's socket until the keeper ends.
+pub async fn serve(address: String) {
+    let path = desktop_linux::keeper_socket(&address);
+    // Only the keeper holding the bus's lock gets here: a socket left by an earlier one
+    // that died is stale.
+    let _ = std::fs::remove_file(&path);
+    let Ok(listener) = UnixListener::bind(&path) else {
+        return;
+    };
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
+    }
+    let Some(here) = Context::here(&address) else {
+        return;
+    };
+    let server = Arc::new(Server {
+        here,
+        desktop: tokio::sync::OnceCell::new(),
+    });
+    // Each request on a task of its own, so a hung app costs only the reads of that app.
+    // Tasks of the runtime, not of a `LocalSet`: a read's barrier (desktop-linux's
+    // `warm`) lets the apps' signal listeners, which are such tasks, run before it goes on.
+    let mut sweep = tokio::time::interval(Duration::from_secs(10));
+    loop {
+        tokio::select! {
+            conn = listener.accept() => match conn {
+                Ok((stream, _)) => {
+                    tokio::spawn(answer(server.clone(), stream));
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            },
+            _ = sweep.tick() => {
+                if let Some(d) = server.desktop.get() {
+                    d.sweep_warm(desktop_linux::WARM_IDLE);
+                }
+            }
+        }
+    }
+}
+
+struct Server {
+    here: Context,
+    /// Connected at the first request, with per-app state kept warm.
+    desktop: tokio::sync::OnceCell<Platform>,
+}
+
+impl Server {
+    async fn desktop(&self) -> desktop_core::Result<&Platform> {
+        self.desktop
+            .get_or_try_init(|| async {
+                let mut d = Platform::connect(Duration::from_millis(SERVED_TIMEOUT_MS)).await?;
+                d.keep_warm();
+                Ok(d)
+            })
+            .await
+    }
+
+    async fn run(&self, request: Request) -> Reply {
+        let declined = |why: &str| Reply::Declined { why: why.into() };
+        if request.context != self.here {
+            return declined(if request.context.exe == self.here.exe {
+                "another desktop"
+            } else {
+                "another build of desktop-cli"
+            });
+        }
+        let argv = std::iter::once("desktop-cli".to_string()).chain(request.args);
+        let Ok(cli) = Cli::try_parse_from(argv) else {
+            return declined("not a command line it reads");
+        };
+        let out = Out::of(&cli);
+        let Command::Read(args) = cli.command else {
+            return declined("not a read");
+        };
+        if cli.global.call_timeout != SERVED_TIMEOUT_MS {
+            return declined("another call timeout");
+        }
+        let d = match self.desktop().await {
+            Ok(d) => d,
+            Err(e) => return declined(&e.message),
+        };
+        let read = crate::commands::read::run_on(Some(d), &cli.global, out, args);
+        let (code, printed) = output::capture(read).await;
+        Reply::Done {
+            code,
+            stdout: String::from_utf8_lossy(&printed.stdout).into_owned(),
+            stderr: printed.stderr,
+        }
+    }
+}
+
+/// One connection: the request, the read, the reply.
+async fn answer(server: Arc<Server>, stream: UnixStream) {
+    // The folder is private; this is the second lock on the door.
+    let me = rustix::process::geteuid().as_raw();
+    if !stream.peer_cred().is_ok_and(|c| c.uid() == me) {
+        return;
+    }
+    let (rd, mut wr) = stream.into_split();
+    let mut line = Vec::new();
+    let mut rd = BufReader::new(rd.take(MAX_REQUEST));
+    let got = tokio::time::timeout(Duration::from_secs(1), rd.read_until(b'\n', &mut line)).await;
+    if !matches!(got, Ok(Ok(n)) if n > 0) {
+        return;
+    }
+    let (reply, hand_over) = match serde_json::from_slice::<Request>(&line) {
+        Ok(request) => {
+            let newer = request.context.exe != server.here.exe && exe_replaced(&server.here.exe);
+            (server.run(request).await, newer)
+        }
+        Err(e) => (
+            Reply::Declined {
+                why: format!("unreadable request: {e}"),
+            },
+            false,
+        ),
+    };
+    let mut buf = serde_json::to_vec(&reply).unwrap_or_default();
+    buf.push(b'\n');
+    let _ = wr.write_all(&buf).await;
+    let _ = wr.shutdown().await;
+    if hand_over {
+        // This program was replaced on disk: the next command starts the new one's keeper.
+        std::process::exit(0);
+    }
+}
