@@ -18,13 +18,16 @@ tokio::task_local! {
 
 /// What a command run inside [`capture`] printed.
 #[derive(Debug, Default)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub struct Captured {
     pub stdout: Vec<u8>,
     /// Lines for stderr, without their newlines.
     pub stderr: Vec<String>,
 }
 
-/// Runs `f`, keeping what it prints (stdout and stderr) instead of printing it.
+/// Runs `f`, keeping what it prints (stdout and stderr) instead of printing it (the keeper's
+/// answers, on Linux).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub async fn capture<F: std::future::Future<Output = i32>>(f: F) -> (i32, Captured) {
     CAPTURED
         .scope(RefCell::new(Captured::default()), async {
@@ -108,6 +111,7 @@ impl Out {
 }
 
 /// Writes bytes as they are (what the keeper printed for this process).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub fn raw(bytes: &[u8]) {
     write_stdout(bytes);
 }

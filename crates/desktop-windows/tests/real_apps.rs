@@ -1,5 +1,6 @@
 //! The Windows backend against real apps — Notepad, Calculator, Microsoft Edge on a local
-//! page, a PowerShell window whose UI thread sleeps — driven through the core contract
+//! page, a PowerShell window whose UI thread sleeps, one whose button opens a modal dialog —
+//! driven through the core contract
 //! (`WinSystem.connect`, `read`, `act` with `ActionRequest`s, the clipboard) the way an agent
 //! drives it: commands back to back without sleeps, ids from a read recorded as the faces
 //! record them, and every effect read back from the app rather than taken from our answer.
@@ -23,7 +24,7 @@
 #![cfg(all(windows, feature = "real-app-tests"))]
 #![allow(clippy::unwrap_used)]
 
-use desktop_core::action::{ActionResult, Effect};
+use desktop_core::action::{ActionResult, Effect, Route};
 use desktop_core::conformance::Stage;
 use desktop_core::keys::Combo;
 use desktop_core::refs::RefMap;
@@ -1128,5 +1129,120 @@ $f.Add_Shown({{ $f.Refresh(); Set-Content -LiteralPath '{marker}' -Value 'hung';
         assert_eq!(r.effect, Effect::Confirmed, "{r:?}");
         let data = read(&d, &t, &plain()).await;
         assert_eq!(editor(&data).value.as_deref(), Some("still answering"));
+    });
+}
+
+// ---------------------------------------------------------------------------------------
+// A button whose handler opens a modal dialog.
+
+#[test]
+fn a_click_that_opens_a_modal_dialog_answers_at_once_and_the_dialog_reads_and_closes() {
+    run(async {
+        let timeout = Duration::from_secs(5);
+        let d = desk_with(timeout).await;
+        let mut c = Cleanup::default();
+        let dir = c.dir("modal");
+        let ready = dir.join("ready.txt");
+        let closed = dir.join("closed.txt");
+        let title = format!("dcli modal owner {}", std::process::id());
+        let dialog = format!("dcli modal dialog {}", std::process::id());
+        // A WinForms window whose button shows a modal dialog from its Click handler. The
+        // handler runs inside UI Automation's Invoke, which answers only once the dialog is
+        // closed; then the handler writes the second marker.
+        let script = format!(
+            r#"Add-Type -AssemblyName System.Windows.Forms
+$f = New-Object System.Windows.Forms.Form
+$f.Text = '{title}'
+$b = New-Object System.Windows.Forms.Button
+$b.Text = 'Open dialog'
+$b.Width = 160
+$b.Add_Click({{
+    $d = New-Object System.Windows.Forms.Form
+    $d.Text = '{dialog}'
+    $ok = New-Object System.Windows.Forms.Button
+    $ok.Text = 'Close dialog'
+    $ok.Width = 160
+    $ok.DialogResult = [System.Windows.Forms.DialogResult]::OK
+    $d.Controls.Add($ok)
+    [void]$d.ShowDialog($f)
+    Set-Content -LiteralPath '{closed}' -Value 'closed'
+}})
+$f.Controls.Add($b)
+$f.Add_Shown({{ Set-Content -LiteralPath '{ready}' -Value 'shown' }})
+[void][System.Windows.Forms.Application]::Run($f)
+"#,
+            ready = ready.display(),
+            closed = closed.display()
+        );
+        let ps1 = dir.join("modal.ps1");
+        std::fs::write(&ps1, script).unwrap();
+        let mut cmd = Command::new("powershell.exe");
+        cmd.args([
+            "-NoProfile",
+            "-NonInteractive",
+            "-ExecutionPolicy",
+            "Bypass",
+            "-File",
+        ])
+        .arg(&ps1);
+        let pid = c.spawn(&mut cmd, "powershell.exe");
+        let owner = Target {
+            window: Some(title.clone()),
+            pid: Some(pid),
+            ..Target::default()
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !ready.exists() {
+            assert!(
+                Instant::now() < deadline,
+                "the WinForms window never showed"
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        shown(&d, &owner, "the WinForms window").await;
+
+        // The click (through Invoke) answers within the call timeout, taken as done: the app
+        // still answers, its dialog is up. Not APP_UNRESPONSIVE after waiting on a dialog
+        // nobody closes.
+        let t0 = Instant::now();
+        let r = act(&d, &owner, by_text("Open dialog", Role::Button), click()).await;
+        let took = t0.elapsed();
+        assert_eq!(r.route, Route::A11y, "{r:?}");
+        assert!(took < timeout, "the click took {took:?}");
+
+        // The dialog is listed and reads while the click's handler waits on it.
+        let modal = Target {
+            window: Some(dialog.clone()),
+            pid: Some(pid),
+            ..Target::default()
+        };
+        shown(&d, &modal, "the modal dialog").await;
+        let data = read(&d, &modal, &plain()).await;
+        assert!(
+            any(&data.elements, |n| n.role == Role::Button
+                && n.name == "Close dialog"),
+            "the dialog's button reads:\n{}",
+            read_text(&data, false)
+        );
+        assert!(!closed.exists(), "the dialog closed by itself");
+
+        // Closed through its own button: the first click's handler goes on, and the window
+        // beneath answers again.
+        act(&d, &modal, by_text("Close dialog", Role::Button), click()).await;
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !closed.exists() {
+            assert!(
+                Instant::now() < deadline,
+                "the first click's handler never went on"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let data = read(&d, &owner, &plain()).await;
+        assert!(
+            any(&data.elements, |n| n.role == Role::Button
+                && n.name == "Open dialog"),
+            "the window reads again:\n{}",
+            read_text(&data, false)
+        );
     });
 }

@@ -2,7 +2,7 @@
 //! patterns or action first, `SendInput` otherwise (the window checked in front before any
 //! key), and every change read back from the app before it is reported.
 
-use super::element::{self, Live};
+use super::element::{self, Did, Live};
 use super::{input, windows as sys};
 use desktop_core::action::{usable, Effect, Route};
 use desktop_core::request::{Action, Aim, Button};
@@ -78,6 +78,18 @@ fn live(n: &Node) -> Result<Live> {
     }
 }
 
+/// An element's own action that the app did not answer, nor a question after it.
+fn unanswered(n: &Node) -> Error {
+    Error::new(
+        ErrorCode::AppUnresponsive,
+        format!(
+            "the app did not answer the action on {} \"{}\", nor a question after it",
+            n.role, n.name
+        ),
+    )
+    .suggest("The app may be busy or hung: wait, or raise --call-timeout")
+}
+
 fn focused(h: &Handle) -> bool {
     now(h).is_some_and(|m| m.states.contains(States::FOCUSED))
 }
@@ -85,11 +97,17 @@ fn focused(h: &Handle) -> bool {
 /// Runs `action` on the element `n` names; the route, the effect seen, and the element as
 /// it is afterwards.
 pub fn on_element(n: &Node, action: &Action) -> Result<(Route, Effect, Option<Node>)> {
-    let (route, effect) = run(n, action)?;
-    Ok((route, effect, now(&n.handle)))
+    let mut under_way = false;
+    let (route, effect) = run(n, action, &mut under_way)?;
+    // An action still under way (its handler runs a modal dialog) keeps the element's
+    // provider busy: it is not asked again, the dialog is there to read.
+    let after = if under_way { None } else { now(&n.handle) };
+    Ok((route, effect, after))
 }
 
-fn run(n: &Node, action: &Action) -> Result<(Route, Effect)> {
+/// Runs the action; `under_way` set when the element's own action was taken but had not
+/// answered yet (`Did::UnderWay`).
+fn run(n: &Node, action: &Action, under_way: &mut bool) -> Result<(Route, Effect)> {
     let top = element::top_of(&n.handle);
     match action {
         Action::Click {
@@ -98,8 +116,17 @@ fn run(n: &Node, action: &Action) -> Result<(Route, Effect)> {
             modifiers,
         } => {
             usable(n)?;
-            if *button == Button::Left && *count == 1 && modifiers.is_empty() && live(n)?.press() {
-                return Ok((Route::A11y, Effect::Unverifiable));
+            if *button == Button::Left && *count == 1 && modifiers.is_empty() {
+                match live(n)?.press() {
+                    Did::Done => return Ok((Route::A11y, Effect::Unverifiable)),
+                    Did::UnderWay => {
+                        *under_way = true;
+                        return Ok((Route::A11y, Effect::Unverifiable));
+                    }
+                    Did::Unanswered => return Err(unanswered(n)),
+                    // No action of its own: a click of the pointer.
+                    Did::Not(_) => {}
+                }
             }
             front(top)?;
             let (x, y) = center(n)?;
@@ -219,13 +246,20 @@ fn run(n: &Node, action: &Action) -> Result<(Route, Effect)> {
                 .suggest("Use click for other elements"));
             }
             let was = n.states.contains(States::CHECKED);
-            let route = if live(n)?.toggle() {
-                Route::A11y
-            } else {
-                front(top)?;
-                let (x, y) = center(n)?;
-                input::click(x, y, Button::Left, 1, &[])?;
-                Route::Input
+            let route = match live(n)?.toggle() {
+                Did::Done => Route::A11y,
+                // Not waited for: its state shows once the dialog it opened is closed.
+                Did::UnderWay => {
+                    *under_way = true;
+                    return Ok((Route::A11y, Effect::Unverifiable));
+                }
+                Did::Unanswered => return Err(unanswered(n)),
+                Did::Not(_) => {
+                    front(top)?;
+                    let (x, y) = center(n)?;
+                    input::click(x, y, Button::Left, 1, &[])?;
+                    Route::Input
+                }
             };
             if settle(|| now(&n.handle).is_some_and(|m| m.states.contains(States::CHECKED) != was))
             {
@@ -251,9 +285,15 @@ fn run(n: &Node, action: &Action) -> Result<(Route, Effect)> {
                     format!("Its actions: {}", names.join(", "))
                 }));
             }
-            l.run_action(name)
-                .map_err(|e| failed(format!("the action failed: {e}")))?;
-            Ok((Route::A11y, Effect::Unverifiable))
+            match l.run_action(name) {
+                Did::Done => Ok((Route::A11y, Effect::Unverifiable)),
+                Did::UnderWay => {
+                    *under_way = true;
+                    Ok((Route::A11y, Effect::Unverifiable))
+                }
+                Did::Not(e) => Err(failed(format!("the action failed: {e}"))),
+                Did::Unanswered => Err(unanswered(n)),
+            }
         }
     }
 }

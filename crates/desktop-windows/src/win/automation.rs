@@ -2,7 +2,8 @@
 //! (the raw view, so Chromium's page and Qt's widgets are in it), values in a second call
 //! that leaves password fields out, an element found again by its runtime id, and its
 //! patterns (Invoke, Toggle, Value, RangeValue, ExpandCollapse, SelectionItem, ScrollItem).
-//! Every call runs on a worker thread of the multithreaded apartment (see `desktop`).
+//! Every call runs on a worker thread of the multithreaded apartment (see `desktop`); an
+//! element may pass from one such thread to another ([`Shared`]).
 #![allow(unsafe_code)]
 
 use crate::uia::Element;
@@ -59,6 +60,43 @@ static CALL_TIMEOUT_MS: std::sync::atomic::AtomicU32 = std::sync::atomic::Atomic
 /// thread left in a call to a hung app comes back soon after the command gave up on it.
 pub fn set_call_timeout(ms: u32) {
     CALL_TIMEOUT_MS.store(ms, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The call timeout set by [`set_call_timeout`] (5 s when none was).
+pub fn call_timeout() -> std::time::Duration {
+    match CALL_TIMEOUT_MS.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => std::time::Duration::from_secs(5),
+        ms => std::time::Duration::from_millis(u64::from(ms)),
+    }
+}
+
+/// An element handed from one worker thread to another: kept in the cache of elements
+/// found (`element`), or given to the thread that runs a pattern call.
+#[derive(Clone)]
+pub struct Shared(IUIAutomationElement);
+
+// SAFETY: every thread that makes UI Automation calls has joined COM's multithreaded
+// apartment (`com_init`, in `desktop::bounded` and on the pattern call's thread), and an
+// interface pointer obtained in that apartment may be used and released by any of its
+// threads; the apartment is kept for the life of the process (`Shared::new`).
+unsafe impl Send for Shared {}
+
+impl Shared {
+    pub fn new(e: &IUIAutomationElement) -> Shared {
+        // Elements outlive the worker thread that found them: the apartment must not end
+        // when its last worker does.
+        static KEEP_MTA: std::sync::Once = std::sync::Once::new();
+        KEEP_MTA.call_once(|| {
+            // SAFETY: a usage count on the process's apartment, never given back.
+            let _ = unsafe { windows::Win32::System::Com::CoIncrementMTAUsage() };
+        });
+        Shared(e.clone())
+    }
+
+    /// The element (a method, so a closure that calls it takes the whole `Shared`).
+    pub fn element(&self) -> &IUIAutomationElement {
+        &self.0
+    }
 }
 
 /// The UI Automation client of one worker thread.
@@ -353,35 +391,87 @@ impl Uia {
             return Ok(None);
         };
         // SAFETY: a condition and a cached search of this client, properties of the element
-        // found only (and its value unless it is a password, asked for afterwards).
-        unsafe {
+        // found only.
+        let found = unsafe {
             let cond = self
                 .auto
                 .CreatePropertyCondition(UIA_RuntimeIdPropertyId, &id)?;
             let req = self.request(&PROPS, TreeScope_Element, None, true)?;
             let root = self.auto.ElementFromHandle(hwnd)?;
-            let found = match root.FindFirstBuildCache(TreeScope_Subtree, &cond, &req) {
+            match root.FindFirstBuildCache(TreeScope_Subtree, &cond, &req) {
                 Ok(f) => f,
                 // The app did not answer: not the same as the element being gone.
                 Err(e) if e.code() == UIA_E_TIMEOUT_HR => return Err(e),
                 // Nothing found (a null answer), or the element is no longer available.
                 Err(_) => return Ok(None),
-            };
-            let mut rec = record(&found);
-            if rec.is_value_pattern_available && !rec.is_password {
-                rec.value_value = found
-                    .GetCurrentPropertyValueEx(UIA_ValueValuePropertyId, true)
-                    .ok()
-                    .and_then(|v| variant_text(&v));
             }
-            Ok(Some((found, rec)))
-        }
+        };
+        Ok(Some(with_value(found)))
     }
+
+    /// An element found before, its properties read again in one call: `None` when it is
+    /// gone (the call fails with `UIA_E_ELEMENTNOTAVAILABLE`) or answers as another element
+    /// than `runtime_id` — then it is searched for again ([`Uia::find`]).
+    pub fn refresh(
+        &self,
+        e: &IUIAutomationElement,
+        runtime_id: &[i32],
+    ) -> windows::core::Result<Option<(IUIAutomationElement, Element)>> {
+        let req = self.request(&PROPS, TreeScope_Element, None, true)?;
+        // SAFETY: a cached read of one element of this process's apartment.
+        let again = match unsafe { e.BuildUpdatedCache(&req) } {
+            Ok(a) => a,
+            // The app did not answer: not the same as the element being gone.
+            Err(err) if err.code() == UIA_E_TIMEOUT_HR => return Err(err),
+            Err(_) => return Ok(None),
+        };
+        let (again, rec) = with_value(again);
+        Ok((rec.runtime_id == runtime_id).then_some((again, rec)))
+    }
+}
+
+/// An element with its cached properties, and its value unless it is a password (asked for
+/// apart, so a password's value is never read).
+fn with_value(e: IUIAutomationElement) -> (IUIAutomationElement, Element) {
+    let mut rec = record(&e);
+    if rec.is_value_pattern_available && !rec.is_password {
+        // SAFETY: a current property of a live element.
+        rec.value_value = unsafe { e.GetCurrentPropertyValueEx(UIA_ValueValuePropertyId, true) }
+            .ok()
+            .and_then(|v| variant_text(&v));
+    }
+    (e, rec)
+}
+
+/// Whether a call failed because the app did not answer within the client's timeout.
+pub fn timed_out(e: &windows::core::Error) -> bool {
+    e.code() == UIA_E_TIMEOUT_HR
 }
 
 /// The pattern actions of one element (its current state, not the cache).
 pub mod act {
     use super::*;
+
+    /// A pattern action that may run the app's own handler (a click's), so may not answer
+    /// until a dialog it opens is closed: run bounded by `element`.
+    #[derive(Clone, Copy, Debug)]
+    pub enum Pattern {
+        Invoke,
+        Toggle,
+        Select,
+        Expand,
+        Collapse,
+    }
+
+    pub fn run(e: &IUIAutomationElement, p: Pattern) -> windows::core::Result<()> {
+        match p {
+            Pattern::Invoke => invoke(e),
+            Pattern::Toggle => toggle(e),
+            Pattern::Select => select(e),
+            Pattern::Expand => expand(e, true),
+            Pattern::Collapse => expand(e, false),
+        }
+    }
 
     fn pattern<T: Interface>(
         e: &IUIAutomationElement,

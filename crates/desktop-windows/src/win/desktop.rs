@@ -477,6 +477,9 @@ fn read_tree(
     hwnd: u64,
     actions: bool,
 ) -> std::result::Result<(Vec<Node>, bool, &'static str), String> {
+    // A read numbers the window's elements afresh: the ones kept for the former numbers
+    // go, so none is kept long past the read that named it.
+    element::forget_window(hwnd);
     if let Some(uia) = element::client() {
         if let Ok((mut top, mut cut)) = uia.dump(sys::hwnd(hwnd), MAX_ELEMENTS) {
             // Chromium and Edge build a page's tree on the first UI Automation request:
