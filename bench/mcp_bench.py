@@ -3,7 +3,8 @@
 usage: mcp_bench.py BIN RUNS     (run with the Python of .tools/venv, which has `mcp`)
 prints JSON: medians in ms for read (Chromium page, interactive; GTK3 widget factory and
 FeatherPad (Qt5), whole windows) and click (GTK check box). The server reads through its
-mirrors of the windows; each CLI process reads from scratch.
+mirrors of the windows; a CLI process either reads from scratch (DESKTOP_CLI_DIRECT=1,
+`cli_ms`) or has the desktop's keeper read through its own mirrors (`keeper_ms`).
 """
 import asyncio
 import json
@@ -19,9 +20,12 @@ from mcp.client.stdio import stdio_client
 BIN, RUNS = sys.argv[1], int(sys.argv[2])
 
 
-def cli_ms(*args):
+DIRECT = dict(os.environ, DESKTOP_CLI_DIRECT="1")
+
+
+def cli_ms(*args, keeper=False):
     t = time.perf_counter()
-    r = subprocess.run([BIN, *args], capture_output=True, text=True)
+    r = subprocess.run([BIN, *args], capture_output=True, text=True, env=None if keeper else DIRECT)
     if r.returncode != 0:
         sys.exit(f"{args}: {r.stdout} {r.stderr}")
     return (time.perf_counter() - t) * 1000, json.loads(r.stdout)
@@ -40,19 +44,25 @@ async def main():
                 return (time.perf_counter() - t) * 1000, res.structured_content
 
             await mcp_ms("read", {"app": "chromium"})  # warm the connection
-            read_mcp, read_cli, click_mcp, click_cli = [], [], [], []
+            read_mcp, read_cli, read_keeper, click_mcp, click_cli = [], [], [], [], []
+            page = ("read", "--app", "chromium", "-i", "--max-elements", "200")
+            cli_ms(*page, keeper=True)
             for _ in range(RUNS):
                 read_mcp.append((await mcp_ms("read", {"app": "chromium"}))[0])
-                read_cli.append(cli_ms("read", "--app", "chromium", "-i", "--max-elements", "200")[0])
+                read_cli.append(cli_ms(*page)[0])
+                read_keeper.append(cli_ms(*page, keeper=True)[0])
             whole = {}
             for app in ("gtk3-widget-factory", "featherpad"):
                 args = {"app": app, "interactive": False, "max_elements": 500}
                 await mcp_ms("read", args)  # fills the mirror
-                m, c = [], []
+                cli_ms("read", "--app", app, "--max-elements", "500", keeper=True)
+                m, c, k = [], [], []
                 for _ in range(RUNS):
                     m.append((await mcp_ms("read", args))[0])
                     c.append(cli_ms("read", "--app", app, "--max-elements", "500")[0])
-                whole[app] = {"mcp_ms": statistics.median(m), "cli_ms": statistics.median(c)}
+                    k.append(cli_ms("read", "--app", app, "--max-elements", "500", keeper=True)[0])
+                whole[app] = {"mcp_ms": statistics.median(m), "cli_ms": statistics.median(c),
+                              "keeper_ms": statistics.median(k)}
             _, data = await mcp_ms("read", {"app": "gtk3-widget-factory", "roles": "chk"})
             box = next(e for e in data["elements"] if "e" not in e and e.get("k") != "mixed")
             changed = []
@@ -66,7 +76,7 @@ async def main():
                 click_cli.append(cli_ms("click", "--id", str(box["i"]), "--app", "gtk3-widget-factory")[0])
     med = statistics.median
     print(json.dumps({
-        "read_mcp_ms": med(read_mcp), "read_cli_ms": med(read_cli),
+        "read_mcp_ms": med(read_mcp), "read_cli_ms": med(read_cli), "read_keeper_ms": med(read_keeper),
         "click_mcp_ms": med(click_mcp), "click_cli_ms": med(click_cli),
         "whole": whole,
         "read_after_change_mcp_ms": med(changed),

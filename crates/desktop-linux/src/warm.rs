@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// A mirror older than this is read afresh: a safety net for a change no signal told of.
-const MAX_AGE: Duration = Duration::from_secs(5);
+const MAX_AGE: Duration = Duration::from_secs(30);
 
 /// More signals than this between two reads: the app is rebuilding, read it afresh.
 const MAX_PENDING: usize = 4096;

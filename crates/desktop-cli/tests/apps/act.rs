@@ -228,7 +228,18 @@ fn id_of(env: &Env, app: &str, role: &str, name: &str, extra: &[&str]) -> (Strin
     let e = els(env, &args)
         .into_iter()
         .find(|e| e["r"] == role && e["t"] == name)
-        .unwrap_or_else(|| panic!("no {role} {name:?} in {app}"));
+        .unwrap_or_else(|| {
+            // Whether a read of the process's own (not the keeper's) sees it tells which failed.
+            let mut direct = vec!["read"];
+            direct.extend_from_slice(&args);
+            let run = env.desk.cli_with(&direct, &[("DESKTOP_CLI_DIRECT", "1")]);
+            let seen = run.stdout.contains(&format!("\"t\":\"{name}\""));
+            panic!(
+                "no {role} {name:?} in {app}; a direct read {} it: {}",
+                if seen { "sees" } else { "does not see" },
+                run.stdout
+            )
+        });
     (e["i"].to_string(), e)
 }
 

@@ -12,6 +12,7 @@ mod deploy;
 mod dialogs;
 mod displays;
 mod errors;
+mod keeper;
 mod mcp;
 mod overlays;
 mod read;
@@ -85,6 +86,7 @@ fn main() {
     tests.extend(activity::TESTS);
     tests.extend(windows::TESTS);
     tests.extend(dialogs::TESTS);
+    tests.extend(keeper::TESTS);
     desktop_testkit::run_tests(Env { desk, victim_pid }, tests, |env, name| {
         env.desk.screenshot(name)
     })
