@@ -551,16 +551,18 @@ impl Walker<'_, '_> {
                         .flatten()
                 })
                 .collect();
-            // Where children lists are asked again, so are the remembered containers' child
-            // counts, in the same round as the new elements: a container the toolkit
-            // filled without a word (Qt 5's emptied group given a row) would otherwise keep
-            // its old count of none, and a count that grew must bound the next list asked.
+            // Where children lists are asked again, so are some remembered child counts, in
+            // the same round as the new elements: an empty container's (one the toolkit
+            // filled without a word — Qt 5's emptied group given a row — would keep its
+            // count of none and never be walked), and a list's, table's or tree's, whose
+            // count bounds the list asked next (one that grew silently must not be asked
+            // whole). Other containers' lists are asked again anyway.
             let recheck = memo
                 .as_deref()
                 .is_some_and(|m| m.recheck_children || m.recheck_once);
             let recount: Vec<bool> = remembered
                 .iter()
-                .map(|r| recheck && r.as_ref().is_some_and(may_gain_children))
+                .map(|r| recheck && r.as_ref().is_some_and(count_may_change))
                 .collect();
             let (asked, counts) = tokio::join!(
                 join_all(
@@ -688,6 +690,14 @@ async fn child_count(bus: &Bus, h: &Handle) -> Result<u32, CallError> {
         .property(h.owner(), h.path(), ACCESSIBLE, "ChildCount")
         .await?;
     Ok(i32::try_from(v).map_or(0, |n| u32::try_from(n).unwrap_or(0)))
+}
+
+/// Whether a remembered element's child count is asked again ([`Walker::walk`]): an empty
+/// container's, and a list's, table's or tree's.
+fn count_may_change(n: &Node) -> bool {
+    use desktop_core::Role as R;
+    let grows_large = matches!(n.role, R::List | R::Table | R::Tree);
+    may_gain_children(n) && (n.child_count == 0 || grows_large)
 }
 
 /// Whether an element's children may change without its own record changing: containers,
