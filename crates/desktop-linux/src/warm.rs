@@ -49,6 +49,13 @@ impl Signals {
     }
 
     fn note(&self, msg: &zbus::Message) {
+        // Boxes are never kept (every read asks for them), and a box is in neither the
+        // app's cache nor a mirror's records: a moving widget (gtk3-widget-factory's
+        // progress bars and spinner: 180 a second) changes nothing kept.
+        let header = msg.header();
+        if header.member().is_some_and(|m| m.as_str() == "BoundsChanged") {
+            return;
+        }
         self.dirty.store(true, Ordering::SeqCst);
         let Some((path, children)) = crate::events::object_of(msg) else {
             return;
