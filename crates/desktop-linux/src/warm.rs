@@ -53,7 +53,10 @@ impl Signals {
         // app's cache nor a mirror's records: a moving widget (gtk3-widget-factory's
         // progress bars and spinner: 180 a second) changes nothing kept.
         let header = msg.header();
-        if header.member().is_some_and(|m| m.as_str() == "BoundsChanged") {
+        if header
+            .member()
+            .is_some_and(|m| m.as_str() == "BoundsChanged")
+        {
             return;
         }
         self.dirty.store(true, Ordering::SeqCst);
