@@ -89,6 +89,9 @@ pub struct Memo {
     /// Children lists are asked again on every read: the toolkit moves, adds or removes
     /// children without always saying so (GTK 3, Qt 5, Chromium's walked parts).
     recheck_children: bool,
+    /// Every remembered element's states are asked again on every read, not only list,
+    /// table and tree items': the toolkit changes what shows without a word (Qt 5).
+    restate_all: bool,
     /// A timed look is due ([`Memo::poll`]); the next read settles what it asks again.
     poll: bool,
     /// This read asks every children list again (a timed look at a toolkit that drops
@@ -111,10 +114,12 @@ impl Memo {
         !self.children.is_empty()
     }
 
-    /// An empty memo; `recheck` asks children lists again on every read.
-    pub(crate) fn rechecking_children(recheck: bool) -> Memo {
+    /// An empty memo; `recheck` asks children lists again on every read, `restate_all` every
+    /// element's states.
+    pub(crate) fn rechecking(recheck: bool, restate_all: bool) -> Memo {
         Memo {
             recheck_children: recheck,
+            restate_all,
             ..Memo::default()
         }
     }
@@ -133,7 +138,7 @@ impl Memo {
         }
         match trust {
             Trust::Everything => {}
-            Trust::NamesAndStates => self.recheck_once = true,
+            Trust::NamesAndStates | Trust::Names => self.recheck_once = true,
             Trust::Nothing => self.clear(),
         }
     }
@@ -142,6 +147,7 @@ impl Memo {
     pub fn clear(&mut self) {
         *self = Memo {
             recheck_children: self.recheck_children,
+            restate_all: self.restate_all,
             ..Memo::default()
         };
     }
@@ -277,9 +283,12 @@ pub(crate) enum Trust {
     /// Every change is signalled (GTK 4).
     Everything,
     /// Names and states are; children moved, added or removed sometimes are not (GTK 3
-    /// leaves out a box's removals, Chromium and Qt 5 some of theirs): children lists are
-    /// asked again on every read.
+    /// leaves out a box's removals, Chromium some of its own): children lists are asked
+    /// again on every read.
     NamesAndStates,
+    /// Names are; children and states sometimes are not (Qt 5: rows scrolled into or out
+    /// of a list's view change their states silently): both are asked again on every read.
+    Names,
     /// Not measured: nothing kept.
     Nothing,
 }
@@ -289,8 +298,10 @@ impl AppCache {
         let is = |k: &str| self.toolkit.eq_ignore_ascii_case(k);
         if self.showing == showing::Quirk::WindowOnly {
             Trust::Everything
-        } else if is("GTK") || is("GAIL") || is("Chromium") || is("Qt") {
+        } else if is("GTK") || is("GAIL") || is("Chromium") {
             Trust::NamesAndStates
+        } else if is("Qt") {
+            Trust::Names
         } else {
             Trust::Nothing
         }
@@ -560,11 +571,20 @@ impl Walker<'_, '_> {
             let recheck = memo
                 .as_deref()
                 .is_some_and(|m| m.recheck_children || m.recheck_once);
-            let recount: Vec<bool> = remembered
+            // So are the states of list, table and tree items (scrolling a view changes
+            // which show) and, where the toolkit says nothing of what shows, of all.
+            let restate_all = memo.as_deref().is_some_and(|m| m.restate_all);
+            let again: Vec<Refresh> = remembered
                 .iter()
-                .map(|r| recheck && r.as_ref().is_some_and(count_may_change))
+                .map(|r| match r {
+                    Some(n) if recheck => Refresh {
+                        count: count_may_change(n),
+                        states: restate_all || is_view_item(n),
+                    },
+                    _ => Refresh::default(),
+                })
                 .collect();
-            let (asked, counts) = tokio::join!(
+            let (asked, refreshed) = tokio::join!(
                 join_all(
                     wanted
                         .iter()
@@ -575,18 +595,23 @@ impl Walker<'_, '_> {
                 join_all(
                     wanted
                         .iter()
-                        .zip(&recount)
-                        .filter(|(_, again)| **again)
-                        .map(|((_, h), _)| child_count(bus, h)),
+                        .zip(&again)
+                        .filter(|(_, a)| a.any())
+                        .map(|((_, h), a)| refresh(bus, h, *a)),
                 )
             );
             let mut asked = asked.into_iter();
-            let mut counts = counts.into_iter();
-            for (((parent, _), known), again) in wanted.into_iter().zip(remembered).zip(recount) {
+            let mut refreshed = refreshed.into_iter();
+            for (((parent, _), known), again) in wanted.into_iter().zip(remembered).zip(again) {
                 let node = match known {
-                    Some(mut n) if again => match counts.next() {
-                        Some(Ok(count)) => {
-                            n.child_count = count;
+                    Some(mut n) if again.any() => match refreshed.next() {
+                        Some(Ok((count, states))) => {
+                            if let Some(c) = count {
+                                n.child_count = c;
+                            }
+                            if let Some(st) = states {
+                                n.states = convert::states(st, &n.role);
+                            }
                             Ok(n)
                         }
                         Some(Err(e)) => Err(e),
@@ -684,12 +709,51 @@ pub(crate) async fn fetch_node(
     })
 }
 
-/// An element's number of children, asked afresh.
-async fn child_count(bus: &Bus, h: &Handle) -> Result<u32, CallError> {
-    let v: OwnedValue = bus
-        .property(h.owner(), h.path(), ACCESSIBLE, "ChildCount")
-        .await?;
-    Ok(i32::try_from(v).map_or(0, |n| u32::try_from(n).unwrap_or(0)))
+/// What of a remembered element is asked again.
+#[derive(Clone, Copy, Debug, Default)]
+struct Refresh {
+    count: bool,
+    states: bool,
+}
+
+impl Refresh {
+    fn any(self) -> bool {
+        self.count || self.states
+    }
+}
+
+/// A remembered element's child count and states, those `what` names, asked afresh.
+async fn refresh(
+    bus: &Bus,
+    h: &Handle,
+    what: Refresh,
+) -> Result<(Option<u32>, Option<atspi_common::StateSet>), CallError> {
+    let (o, p) = (h.owner(), h.path());
+    let (count, states) = tokio::join!(
+        async {
+            if !what.count {
+                return Ok(None);
+            }
+            let v: OwnedValue = bus.property(o, p, ACCESSIBLE, "ChildCount").await?;
+            Ok::<_, CallError>(Some(
+                i32::try_from(v).map_or(0, |n| u32::try_from(n).unwrap_or(0)),
+            ))
+        },
+        async {
+            if !what.states {
+                return Ok(None);
+            }
+            let words: Vec<u32> = bus.call(o, p, ACCESSIBLE, "GetState", &()).await?;
+            Ok::<_, CallError>(Some(convert::state_set(&words)))
+        }
+    );
+    Ok((count?, states?))
+}
+
+/// An item of a list, table or tree, whose states change as its view scrolls.
+fn is_view_item(n: &Node) -> bool {
+    use desktop_core::Role as R;
+    matches!(n.role, R::Item | R::Row | R::Cell | R::TreeItem)
 }
 
 /// Whether a remembered element's child count is asked again ([`Walker::walk`]): an empty

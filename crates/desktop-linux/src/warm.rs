@@ -8,8 +8,9 @@
 //! has changed (`Windows`).
 //!
 //! Before anything kept is used, the app is asked a question over the bus its signals
-//! travel on (`Peer.Ping`): its answer comes after every signal it sent before, so a change
-//! another process just saw the app make (an action's effect) is known before the read.
+//! travel on (`Peer.Ping`): its answer comes after every signal it sent before, and the
+//! listener is then asked to take in all it has received, so a change another process just
+//! saw the app make (an action's effect) is known before the read.
 //! Each app has its own lock, so a hung app holds up only the reads of that app; an app
 //! no read asked for in [`IDLE`] is let go (its listener ends).
 
@@ -99,6 +100,8 @@ struct App {
     /// By the window's object path.
     mirrors: HashMap<String, Mirror>,
     listener: Option<tokio::task::JoinHandle<()>>,
+    /// Asks the listener to take in what has come (`barrier`).
+    flush: Option<tokio::sync::mpsc::UnboundedSender<Flush>>,
     used: Instant,
 }
 
@@ -147,23 +150,53 @@ impl std::fmt::Debug for Warm {
     }
 }
 
-/// Listens for every signal `owner` sends; `None` when the bus refuses.
+/// A request to the listener: take in every signal already received, then answer.
+type Flush = tokio::sync::oneshot::Sender<()>;
+
+/// Listens for every signal `owner` sends; `None` when the bus refuses. The sender asks the
+/// listener to take in, at once, every signal already received (a read's barrier).
 async fn listen(
     main: &Bus,
     owner: &str,
     signals: Arc<Signals>,
-) -> Option<tokio::task::JoinHandle<()>> {
+) -> Option<(
+    tokio::task::JoinHandle<()>,
+    tokio::sync::mpsc::UnboundedSender<Flush>,
+)> {
+    use futures_util::FutureExt;
     let mut stream = crate::events::subscribe(main, owner, None).await.ok()?;
-    Some(tokio::spawn(async move {
-        while let Some(msg) = stream.next().await {
-            match msg {
-                Ok(msg) => signals.note(&msg),
-                // A signal we could not decode may have named anything.
-                Err(_) => signals.lost(),
+    let (flush, mut flushes) = tokio::sync::mpsc::unbounded_channel::<Flush>();
+    let note = move |msg: Option<zbus::Result<zbus::Message>>, signals: &Signals| match msg {
+        Some(Ok(msg)) => {
+            signals.note(&msg);
+            true
+        }
+        // A signal we could not decode may have named anything.
+        Some(Err(_)) => {
+            signals.lost();
+            true
+        }
+        None => false,
+    };
+    let task = tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                msg = stream.next() => if !note(msg, &signals) { break },
+                Some(ack) = flushes.recv() => {
+                    // What the connection has received is already queued in the stream.
+                    while let Some(msg) = stream.next().now_or_never() {
+                        if !note(msg, &signals) {
+                            signals.lost();
+                            return;
+                        }
+                    }
+                    let _ = ack.send(());
+                }
             }
         }
         signals.lost();
-    }))
+    });
+    Some((task, flush))
 }
 
 impl Warm {
@@ -180,7 +213,7 @@ impl Warm {
         let mut guard = slot.lock().await;
         if guard.is_none() {
             let signals = Arc::new(Signals::new());
-            let listener = listen(main, owner, signals.clone()).await;
+            let (listener, flush) = listen(main, owner, signals.clone()).await.unzip();
             let bus = main.with_peer(owner).await?;
             *guard = Some(App {
                 bus,
@@ -188,6 +221,7 @@ impl Warm {
                 signals,
                 mirrors: HashMap::new(),
                 listener,
+                flush,
                 used: Instant::now(),
             });
         }
@@ -196,7 +230,7 @@ impl Warm {
         };
         app.used = Instant::now();
         if app.cache.is_some() && app.trusted() {
-            barrier(main, owner, &app.signals).await?;
+            barrier(main, owner, app).await?;
         }
         let clean = !app.signals.dirty.load(Ordering::SeqCst);
         if let (Some(cache), true) = (&app.cache, app.trusted() && clean) {
@@ -226,7 +260,7 @@ impl Warm {
         // shows it at once (a read right after an insertion missed it: `cargo test --test
         // mirror`, the keeper's reads).
         let fresh = Kept {
-            memo: Memo::rechecking_children(true),
+            memo: Memo::rechecking(true, trust == Trust::Names),
             filled: Instant::now(),
         };
         let slot = self.slot(owner);
@@ -273,19 +307,23 @@ impl Warm {
 }
 
 /// Makes sure every signal `owner` sent before now has been noted: the app answers a ping
-/// over the bus its signals travel on only after them, and the listener, woken by them
-/// before the answer came, runs at the yield. An app that cannot be asked is taken as
-/// changed.
-async fn barrier(main: &Bus, owner: &str, signals: &Signals) -> Result<(), CallError> {
+/// over the bus its signals travel on only after them, so once the answer is here they have
+/// all been received, and the listener is asked to take them in before the read goes on.
+/// An app that cannot be asked is taken as changed.
+async fn barrier(main: &Bus, owner: &str, app: &App) -> Result<(), CallError> {
     match main
         .call::<_, ()>(owner, crate::bus::ROOT_PATH, PEER, "Ping", &())
         .await
     {
         Ok(()) => {}
         Err(CallError::Timeout) => return Err(CallError::Timeout),
-        Err(_) => signals.dirty.store(true, Ordering::SeqCst),
+        Err(_) => app.signals.dirty.store(true, Ordering::SeqCst),
     }
-    tokio::task::yield_now().await;
+    let (ack, taken) = tokio::sync::oneshot::channel();
+    let asked = app.flush.as_ref().is_some_and(|f| f.send(ack).is_ok());
+    if !asked || tokio::time::timeout(main.timeout, taken).await.is_err() {
+        app.signals.dirty.store(true, Ordering::SeqCst);
+    }
     Ok(())
 }
 
