@@ -1,12 +1,15 @@
-//! Reads answered by the keeper (Linux): a one-shot `read` hands its arguments to the
-//! desktop's keeper, which reads through what it keeps warm — per-app connections, caches
-//! and window mirrors kept true by the apps' own signals, as the MCP server does — and hands
-//! back what the read prints. When anything is amiss before the keeper takes the request
-//! (no keeper, another build of this program, another desktop, an option it does not
-//! serve), the process reads by itself, as it always could.
+//! Commands answered by the keeper (Linux): a one-shot `read`, `list`, `wait` or element
+//! action (click, hover, type, press, focus, scroll, drag, set-value, toggle, action) hands
+//! its command line to the desktop's keeper, which runs it on what it keeps warm — per-app
+//! connections, caches and window mirrors kept true by the apps' own signals, as the MCP
+//! server does — and hands back what the command prints. When anything is amiss before the
+//! keeper takes the request (no keeper, another build of this program, another desktop,
+//! ref map or activity log, an option it does not serve), the process runs the command
+//! itself, as it always could.
 //!
 //! The socket lives in the bus's private folder (mode 700) and answers only processes of
-//! this user. One request and one reply per connection, each a JSON line.
+//! this user. One request and one reply per connection, each a JSON line. Reads run side
+//! by side; actions take turns (one pointer, one keyboard), as in the MCP server.
 
 use crate::cli::{Cli, Command, Global};
 use crate::output::{self, notice, Out};
@@ -15,7 +18,7 @@ use clap::Parser;
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
-use std::sync::Arc;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
@@ -33,15 +36,18 @@ const MAX_REQUEST: u64 = 1 << 20;
 /// Set (to anything but 0), every read is done by its own process.
 const DIRECT: &str = "DESKTOP_CLI_DIRECT";
 
-/// What both sides must share for the keeper's read to be the one this process would make:
+/// What both sides must share for the keeper's run to be the one this process would make:
 /// the same program (the running image: a rebuilt or upgraded binary differs), the same
-/// display, ref map and accessibility bus.
+/// display, ref map, activity log and accessibility bus.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Context {
     exe: String,
     display: String,
     wayland: String,
+    /// Where windows and their places come from on Wayland (sway's IPC, or not).
+    sway: String,
     refs: String,
+    activity: String,
     address: String,
 }
 
@@ -52,7 +58,11 @@ impl Context {
             exe: exe_id(Path::new("/proc/self/exe"))?,
             display: var("DISPLAY"),
             wayland: var("WAYLAND_DISPLAY"),
+            sway: var("SWAYSOCK"),
             refs: desktop_linux::sandbox::refs_path().display().to_string(),
+            activity: desktop_core::activity::dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
             address: address.to_string(),
         })
     }
@@ -106,9 +116,39 @@ fn direct() -> bool {
         || std::env::var_os("DESKTOP_CLI_NO_KEEPER").is_some_and(|v| v != "0")
 }
 
-/// This process's `read`, answered by the keeper: its exit status once the keeper's output
-/// is printed, `None` when the process is to read by itself.
-pub async fn read(g: &Global) -> Option<i32> {
+/// Whether the keeper may run `command`: reads, and actions on elements, points and keys.
+/// Not what starts programs, changes windows, streams, writes files named relative to this
+/// process's folder, or reads this process's input.
+pub fn served(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Read(_)
+            | Command::List(_)
+            | Command::Wait(_)
+            | Command::Click(_)
+            | Command::Hover(_)
+            | Command::Type(_)
+            | Command::Press(_)
+            | Command::Focus(_)
+            | Command::Scroll(_)
+            | Command::Drag(_)
+            | Command::SetValue(_)
+            | Command::Toggle(_)
+            | Command::Action(_)
+    )
+}
+
+/// Whether `command` only looks (several may run at once).
+fn looks(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Read(_) | Command::List(_) | Command::Wait(_)
+    )
+}
+
+/// This process's command, run by the keeper: its exit status once the keeper's output is
+/// printed, `None` when the process is to run it itself.
+pub async fn forward(g: &Global) -> Option<i32> {
     if direct() || g.call_timeout != SERVED_TIMEOUT_MS {
         return None;
     }
@@ -129,14 +169,15 @@ pub async fn read(g: &Global) -> Option<i32> {
         context: Context::here(&address)?,
         args,
     };
-    // The keeper's read is bounded by the call timeout and the read's budget; past twice
-    // that and a margin it is taken as stuck, and this process reads by itself.
-    let wait = Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2);
+    // The keeper's run is bounded by the call timeout and the command's own budget (a
+    // read's, an action's settling, a wait's --timeout); past that and a margin it is taken
+    // as stuck, and this process runs the command itself.
+    let wait = Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2) + own_wait();
     let reply = match tokio::time::timeout(wait, exchange(stream, &request)).await {
         Ok(Some(r)) => r,
         Ok(None) => return None,
         Err(_) => {
-            notice("the keeper did not answer in time; reading directly");
+            notice("the keeper did not answer in time; running the command directly");
             return None;
         }
     };
@@ -169,6 +210,15 @@ pub async fn read(g: &Global) -> Option<i32> {
     }
 }
 
+/// How long the command may wait by its own options (`wait --timeout`, up to a minute).
+fn own_wait() -> Duration {
+    let args: Vec<String> = std::env::args().collect();
+    args.windows(2)
+        .find(|w| w[0] == "--timeout")
+        .and_then(|w| w[1].parse::<u64>().ok())
+        .map_or(Duration::ZERO, |ms| Duration::from_millis(ms.min(60_000)))
+}
+
 /// Sends the request and reads the reply; `None` when the keeper went away meanwhile.
 async fn exchange(stream: UnixStream, request: &Request) -> Option<Reply> {
     let (rd, mut wr) = stream.into_split();
@@ -199,35 +249,40 @@ pub async fn serve(address: String) {
     let Some(here) = Context::here(&address) else {
         return;
     };
-    let server = Arc::new(Server {
+    let server = Rc::new(Server {
         here,
         desktop: tokio::sync::OnceCell::new(),
+        acting: tokio::sync::Mutex::new(()),
     });
-    // Each request on a task of its own, so a hung app costs only the reads of that app.
-    // Tasks of the runtime, not of a `LocalSet`: a read's barrier (desktop-linux's
-    // `warm`) lets the apps' signal listeners, which are such tasks, run before it goes on.
-    let mut sweep = tokio::time::interval(Duration::from_secs(10));
-    loop {
-        tokio::select! {
-            conn = listener.accept() => match conn {
-                Ok((stream, _)) => {
-                    tokio::spawn(answer(server.clone(), stream));
-                }
-                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
-            },
-            _ = sweep.tick() => {
-                if let Some(d) = server.desktop.get() {
-                    d.sweep_warm(desktop_linux::WARM_IDLE);
+    // Each request on a task of its own, so a hung app costs only the commands aimed at it.
+    tokio::task::LocalSet::new()
+        .run_until(async move {
+            let mut sweep = tokio::time::interval(Duration::from_secs(10));
+            loop {
+                tokio::select! {
+                    conn = listener.accept() => match conn {
+                        Ok((stream, _)) => {
+                            tokio::task::spawn_local(answer(server.clone(), stream));
+                        }
+                        Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                    },
+                    _ = sweep.tick() => {
+                        if let Some(d) = server.desktop.get() {
+                            d.sweep_warm(desktop_linux::WARM_IDLE);
+                        }
+                    }
                 }
             }
-        }
-    }
+        })
+        .await;
 }
 
 struct Server {
     here: Context,
     /// Connected at the first request, with per-app state kept warm.
     desktop: tokio::sync::OnceCell<Platform>,
+    /// Held by the action running: one pointer, one keyboard.
+    acting: tokio::sync::Mutex<()>,
 }
 
 impl Server {
@@ -255,9 +310,9 @@ impl Server {
             return declined("not a command line it reads");
         };
         let out = Out::of(&cli);
-        let Command::Read(args) = cli.command else {
-            return declined("not a read");
-        };
+        if !served(&cli.command) {
+            return declined("not a command it runs");
+        }
         if cli.global.call_timeout != SERVED_TIMEOUT_MS {
             return declined("another call timeout");
         }
@@ -265,8 +320,13 @@ impl Server {
             Ok(d) => d,
             Err(e) => return declined(&e.message),
         };
-        let read = crate::commands::read::run_on(Some(d), &cli.global, out, args);
-        let (code, printed) = output::capture(read).await;
+        let _turn = if looks(&cli.command) {
+            None
+        } else {
+            Some(self.acting.lock().await)
+        };
+        let run = crate::commands::dispatch_on(Some(d), cli, out);
+        let (code, printed) = output::capture(run).await;
         Reply::Done {
             code,
             stdout: String::from_utf8_lossy(&printed.stdout).into_owned(),
@@ -276,7 +336,7 @@ impl Server {
 }
 
 /// One connection: the request, the read, the reply.
-async fn answer(server: Arc<Server>, stream: UnixStream) {
+async fn answer(server: Rc<Server>, stream: UnixStream) {
     // The folder is private; this is the second lock on the door.
     let me = rustix::process::geteuid().as_raw();
     if !stream.peer_cred().is_ok_and(|c| c.uid() == me) {

@@ -1,7 +1,8 @@
 //! `list`: windows (default) or applications.
 
-use super::{connect, Rendered};
+use super::{desk, Rendered};
 use crate::cli::{Global, ListArgs};
+use crate::platform::Platform;
 use desktop_core::{AppList, WindowList};
 use desktop_core::{Desktop, Result, Target};
 use serde::Serialize;
@@ -16,8 +17,13 @@ pub enum ListData {
 }
 
 /// `csv`: the text form is the CSV table.
-pub async fn run(g: &Global, args: ListArgs, csv: bool) -> Result<Rendered<ListData>> {
-    let d = connect(g).await?;
+pub async fn run(
+    lent: Option<&Platform>,
+    g: &Global,
+    args: ListArgs,
+    csv: bool,
+) -> Result<Rendered<ListData>> {
+    let d = desk(lent, g).await?;
     if args.apps {
         let mut list = d.apps().await?;
         if let Some(name) = &args.app {

@@ -19,85 +19,123 @@ use desktop_core::Result;
 use std::time::Duration;
 
 pub async fn dispatch(cli: Cli, out: Out) -> i32 {
+    // Where the desktop's keeper answers, reads and element actions run on what it keeps
+    // warm (`relay`); else, or when it declines, here.
+    #[cfg(target_os = "linux")]
+    if crate::relay::served(&cli.command) {
+        if let Some(code) = crate::relay::forward(&cli.global).await {
+            return code;
+        }
+    }
+    dispatch_on(None, cli, out).await
+}
+
+/// Runs one command, on `lent` (the keeper's desktop) when given, else on a connection of
+/// its own.
+pub async fn dispatch_on(lent: Option<&Platform>, cli: Cli, out: Out) -> i32 {
     let g = cli.global;
     match cli.command {
         Command::List(args) => {
             let csv = out.format == crate::cli::Format::Csv;
-            finish(out, "list", list::run(&g, args, csv).await)
+            finish(out, "list", list::run(lent, &g, args, csv).await)
         }
-        Command::Read(args) => read::run(&g, out, args).await,
+        Command::Read(args) => read::run_on(lent, &g, out, args).await,
         Command::Click(a) => {
             let req = a.request();
-            acting(&g, out, "click", |d| Box::pin(act::run(d, req, "cli"))).await
+            acting(lent, &g, out, "click", |d| {
+                Box::pin(act::run(d, req, "cli"))
+            })
+            .await
         }
         Command::Hover(a) => {
             let req = a.hover_request();
-            acting(&g, out, "hover", |d| Box::pin(act::run(d, req, "cli"))).await
+            acting(lent, &g, out, "hover", |d| {
+                Box::pin(act::run(d, req, "cli"))
+            })
+            .await
         }
         Command::Type(a) => {
             let req = a.request();
-            acting(&g, out, "type", |d| Box::pin(act::run(d, req, "cli"))).await
+            acting(lent, &g, out, "type", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::Press(a) => {
             let req = a.request();
-            acting(&g, out, "press", |d| Box::pin(act::run(d, req, "cli"))).await
+            acting(lent, &g, out, "press", |d| {
+                Box::pin(act::run(d, req, "cli"))
+            })
+            .await
         }
         Command::Focus(a) => {
             let req = a.request();
-            acting(&g, out, "focus", |d| Box::pin(act::run(d, req, "cli"))).await
+            acting(lent, &g, out, "focus", |d| {
+                Box::pin(act::run(d, req, "cli"))
+            })
+            .await
         }
         Command::Scroll(a) => {
             let req = a.request();
-            acting(&g, out, "scroll", |d| Box::pin(act::run(d, req, "cli"))).await
+            acting(lent, &g, out, "scroll", |d| {
+                Box::pin(act::run(d, req, "cli"))
+            })
+            .await
         }
         Command::Drag(a) => {
             let req = a.request();
-            acting(&g, out, "drag", |d| Box::pin(act::run(d, req, "cli"))).await
+            acting(lent, &g, out, "drag", |d| Box::pin(act::run(d, req, "cli"))).await
         }
         Command::SetValue(a) => {
             let req = a.request();
-            acting(&g, out, "set-value", |d| Box::pin(act::run(d, req, "cli"))).await
+            acting(lent, &g, out, "set-value", |d| {
+                Box::pin(act::run(d, req, "cli"))
+            })
+            .await
         }
         Command::Toggle(a) => {
             let req = a.request();
-            acting(&g, out, "toggle", |d| Box::pin(act::run(d, req, "cli"))).await
+            acting(lent, &g, out, "toggle", |d| {
+                Box::pin(act::run(d, req, "cli"))
+            })
+            .await
         }
         Command::Action(a) => {
             let req = a.request();
-            acting(&g, out, "action", |d| Box::pin(act::run(d, req, "cli"))).await
+            acting(lent, &g, out, "action", |d| {
+                Box::pin(act::run(d, req, "cli"))
+            })
+            .await
         }
         Command::Launch(a) => {
             let wait = Duration::from_secs(a.wait);
             let cmd = a.cmd;
-            acting(&g, out, "launch", |d| {
+            acting(lent, &g, out, "launch", |d| {
                 Box::pin(async move { act::launch(d, &cmd, wait, "cli").await })
             })
             .await
         }
         Command::Window(a) => {
             let (target, op) = a.op.request();
-            acting(&g, out, "window", |d| {
+            acting(lent, &g, out, "window", |d| {
                 Box::pin(act::window(d, target, op, "cli"))
             })
             .await
         }
         Command::CloseApp(a) => {
             let grace = a.force.then(|| Duration::from_secs(a.grace));
-            acting(&g, out, "close-app", |d| {
+            acting(lent, &g, out, "close-app", |d| {
                 Box::pin(async move { act::close_app(d, &a.app, grace, "cli").await })
             })
             .await
         }
         Command::Menu(a) => {
             let target = a.target.target();
-            acting(&g, out, "menu", |d| {
+            acting(lent, &g, out, "menu", |d| {
                 Box::pin(async move { act::menu(d, &target, &a.path, "cli").await })
             })
             .await
         }
         Command::FileDialog(a) => {
             let target = a.target.target();
-            acting(&g, out, "file-dialog", |d| {
+            acting(lent, &g, out, "file-dialog", |d| {
                 Box::pin(async move {
                     act::file_dialog(d, &target, &a.path, a.action.as_deref(), "cli").await
                 })
@@ -110,7 +148,7 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
         },
         Command::Wait(a) => match a.request() {
             Ok(req) => {
-                acting_value(&g, out, "wait", |d| {
+                acting_value(lent, &g, out, "wait", |d| {
                     Box::pin(async move { watch::wait(d, &req).await })
                 })
                 .await
@@ -184,15 +222,16 @@ type Acting<'a> = std::pin::Pin<
     Box<dyn std::future::Future<Output = Result<desktop_core::action::ActionResult>> + 'a>,
 >;
 
-/// Connects, runs one action command, prints its result.
+/// Connects (or takes the desktop lent), runs one action command, prints its result.
 async fn acting(
+    lent: Option<&Platform>,
     g: &Global,
     out: Out,
     command: &str,
     run: impl for<'a> FnOnce(&'a Platform) -> Acting<'a>,
 ) -> i32 {
     let t = std::time::Instant::now();
-    let result = match connect(g).await {
+    let result = match desk(lent, g).await {
         Ok(d) => run(&d).await,
         Err(e) => Err(e),
     };
@@ -220,14 +259,16 @@ async fn acting(
 type Valuing<'a> =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<serde_json::Value>> + 'a>>;
 
-/// Connects, runs one command that answers with a JSON value, prints it.
+/// Connects (or takes the desktop lent), runs one command that answers with a JSON value,
+/// prints it.
 async fn acting_value(
+    lent: Option<&Platform>,
     g: &Global,
     out: Out,
     command: &str,
     run: impl for<'a> FnOnce(&'a Platform) -> Valuing<'a>,
 ) -> i32 {
-    let result = match connect(g).await {
+    let result = match desk(lent, g).await {
         Ok(d) => run(&d).await,
         Err(e) => Err(e),
     };
@@ -252,6 +293,30 @@ fn finish<T: serde::Serialize>(out: Out, command: &str, r: Result<Rendered<T>>) 
 pub(crate) struct Rendered<T> {
     pub(crate) data: T,
     pub(crate) text: Option<String>,
+}
+
+/// The desktop a command runs on: a connection of its own, or the keeper's, lent.
+pub(crate) enum Desk<'a> {
+    Own(Box<Platform>),
+    Lent(&'a Platform),
+}
+
+impl std::ops::Deref for Desk<'_> {
+    type Target = Platform;
+    fn deref(&self) -> &Platform {
+        match self {
+            Desk::Own(d) => d,
+            Desk::Lent(d) => d,
+        }
+    }
+}
+
+/// `lent` when given, else a connection of this command's own.
+pub(crate) async fn desk<'a>(lent: Option<&'a Platform>, g: &Global) -> Result<Desk<'a>> {
+    match lent {
+        Some(d) => Ok(Desk::Lent(d)),
+        None => connect(g).await.map(|d| Desk::Own(Box::new(d))),
+    }
 }
 
 /// Connects to the desktop with the global timeout, for one command.

@@ -1,22 +1,13 @@
 //! `read`: one window's element tree, filtered, in compact JSON or as indented text.
 
-use super::connect;
+use super::desk;
 use crate::cli::{Format, Global, ReadArgs};
 use crate::output::{notice, Out};
 use desktop_core::{render, Desktop, Error};
 
-pub async fn run(g: &Global, out: Out, args: ReadArgs) -> i32 {
-    // Where the desktop's keeper answers, it reads through what it keeps warm.
-    #[cfg(target_os = "linux")]
-    if let Some(code) = crate::relay::read(g).await {
-        return code;
-    }
-    run_on(None, g, out, args).await
-}
-
-/// The read, on `desktop` when given (the keeper's), else on a connection of its own.
+/// The read, on `lent` when given (the keeper's desktop), else on a connection of its own.
 pub async fn run_on(
-    desktop: Option<&crate::platform::Platform>,
+    lent: Option<&crate::platform::Platform>,
     g: &Global,
     out: Out,
     args: ReadArgs,
@@ -27,18 +18,11 @@ pub async fn run_on(
     };
     let t = std::time::Instant::now();
     let result = async {
-        let connected;
-        let d = match desktop {
-            Some(d) => d,
-            None => {
-                connected = connect(g).await?;
-                &connected
-            }
-        };
+        let d = desk(lent, g).await?;
         let mut data = d.read(&args.target.target(), &filters).await?;
         data.flat = args.compact;
         data.bounds = !args.no_bounds;
-        remember(d, &data);
+        remember(&*d, &data);
         Ok::<_, Error>(data)
     }
     .await;
