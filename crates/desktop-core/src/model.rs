@@ -140,6 +140,7 @@ pub struct AppList {
 ///   "elements":[..], "truncated":{"shown":N,"total":M}}`; with `--compact` the elements
 /// are one flat list without `c`. `"incomplete":{"reason":..,"hint":..}` when the reader
 /// stopped before the whole window was read (its budget of time or elements ran out).
+/// `"boxes":"window"` when the elements' boxes are relative to their window's corner.
 #[derive(Clone, Debug)]
 pub struct ReadData {
     pub window: WindowInfo,
@@ -155,6 +156,10 @@ pub struct ReadData {
     pub page: bool,
     /// Why the reader stopped before reading the whole window, if it did.
     pub incomplete: Option<String>,
+    /// The elements' boxes are relative to their window's corner, not places on screen:
+    /// the window system tells no position of the window (Wayland without sway's IPC), so
+    /// nothing can aim at them on screen.
+    pub window_boxes: bool,
     /// Where the tree came from and what it cost, for `--timing`; not part of `data`.
     pub timing: Vec<(&'static str, f64)>,
 }
@@ -171,6 +176,9 @@ impl Serialize for ReadData {
         m.serialize_entry("count", &self.shown)?;
         if self.page {
             m.serialize_entry("page", &true)?;
+        }
+        if self.window_boxes {
+            m.serialize_entry("boxes", "window")?;
         }
         let elements = Elements {
             nodes: &self.elements,
@@ -244,4 +252,62 @@ fn is_zero(v: &u32) -> bool {
 
 fn is_true(v: &bool) -> bool {
     *v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(window_boxes: bool) -> ReadData {
+        ReadData {
+            window: WindowInfo {
+                app: "form".into(),
+                pid: 0,
+                title: "Form".into(),
+                id: None,
+                bounds: None,
+                focused: true,
+                a11y: true,
+                modal: false,
+                state: WindowState::Normal,
+                display: None,
+                handle: None,
+            },
+            ts: 1,
+            elements: vec![Node {
+                id: 1,
+                name: "OK".into(),
+                bounds: Some(Rect::new(10, 20, 30, 40)),
+                ..Node::default()
+            }],
+            total: 1,
+            shown: 1,
+            flat: false,
+            bounds: true,
+            page: false,
+            incomplete: None,
+            window_boxes,
+            timing: Vec::new(),
+        }
+    }
+
+    /// Boxes relative to their window say so, in the JSON and the text form; screen boxes
+    /// add nothing.
+    #[test]
+    fn window_relative_boxes_are_marked() {
+        let json = |d: &ReadData| serde_json::to_value(d).unwrap();
+        assert_eq!(json(&read(true))["boxes"], "window");
+        assert!(json(&read(false)).get("boxes").is_none());
+        let text = crate::render::read_text(&read(true), true);
+        assert!(
+            text.lines()
+                .next()
+                .unwrap()
+                .contains("relative to the window"),
+            "{text}"
+        );
+        assert!(!crate::render::read_text(&read(false), true).contains("relative"));
+        // Without boxes shown there is nothing to say about them.
+        assert!(!crate::render::read_text(&read(true), false).contains("relative"));
+    }
 }

@@ -71,6 +71,7 @@ where
         bounds: true,
         page,
         incomplete,
+        window_boxes: false,
         timing,
     })
 }

@@ -377,6 +377,7 @@ mod tests {
             bounds: true,
             page: false,
             incomplete: None,
+            window_boxes: false,
             timing: vec![],
             elements,
         }

@@ -308,8 +308,8 @@ fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
 }
 
-/// A read as text: the window's line, its element tree (with or without each element's
-/// screen rectangle), and what was left out.
+/// A read as text: the window's line (saying where boxes are relative to the window), its
+/// element tree (with or without each element's rectangle), and what was left out.
 pub fn read_text(data: &crate::ReadData, bounds: bool) -> String {
     let w = &data.window;
     let mut s = format!("{} \"{}\"", w.app, w.title);
@@ -318,6 +318,9 @@ pub fn read_text(data: &crate::ReadData, bounds: bool) -> String {
     }
     if w.pid != 0 {
         let _ = write!(s, " pid {}", w.pid);
+    }
+    if data.window_boxes && bounds {
+        s.push_str(" (boxes relative to the window, not the screen)");
     }
     s.push('\n');
     s.push_str(&text_tree_with(&data.elements, bounds));

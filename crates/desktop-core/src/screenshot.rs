@@ -88,7 +88,7 @@ pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) 
                 ErrorCode::NotInteractable,
                 format!("element {id} has no place on screen"),
             )
-            .suggest("Scroll it into view first")
+            .suggest("Scroll it into view first; where its read said \"boxes\":\"window\", the window system tells no position of its window: take the whole screen instead")
         })?
     } else if !scope.is_empty() {
         let w = d.resolve(scope).await?;
@@ -98,9 +98,16 @@ pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) 
                 d.raise(id)?;
             }
         }
-        let b = w
-            .bounds
-            .ok_or_else(|| Error::new(ErrorCode::WindowNotFound, "the window has no bounds"))?;
+        let b = w.bounds.ok_or_else(|| {
+            Error::new(
+                ErrorCode::PlatformNotSupported,
+                format!(
+                    "the window system tells no position of window \"{}\", so it cannot be cut out of the screen",
+                    w.title
+                ),
+            )
+            .suggest("Take the whole screen (name no window), or a --region")
+        })?;
         window = Some(w);
         b
     } else {
@@ -132,6 +139,15 @@ pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) 
                 &fresh
             }
         };
+        // Marks drawn at boxes relative to a window the system does not place would sit
+        // on other things: refused, never drawn at a wrong place.
+        if data.window_boxes {
+            return Err(Error::new(
+                ErrorCode::PlatformNotSupported,
+                "marking elements on a screenshot needs their places on screen, and the window system tells no position of this window (its element boxes are relative to it)",
+            )
+            .suggest("Take the screenshot without --annotate, and act on elements by the ids a read gives"));
+        }
         for n in &data.elements {
             n.walk(&mut |e| {
                 if e.is_interactive() {

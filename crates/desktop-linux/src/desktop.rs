@@ -153,7 +153,8 @@ impl Desktop for LinuxDesktop {
             id: live.id,
             role: live.node.role.clone(),
             name: live.node.name.clone(),
-            bounds: live.node.bounds.filter(Rect::is_valid),
+            // A box relative to a window nothing places is no place on screen.
+            bounds: live.node.bounds.filter(|b| b.is_valid() && live.placed),
             window_id: live.window_id.map(u64::from),
         })
     }
@@ -306,7 +307,9 @@ async fn read_window_with(
     };
     let (app, timeout) = (window.app.clone(), d.timeout);
     // GTK 4 reports boxes from its window's corner, and every toolkit on Wayland (which
-    // tells no client where its window is): moved to the screen's.
+    // tells no client where its window is): moved to the screen's. A window the window
+    // system does not place keeps them so, and the read says they are the window's.
+    let relative = d.wl.is_some() || stats.window_relative;
     let shift = match (d.wl.is_some(), window.bounds) {
         (true, Some(w)) => {
             let frame = crate::bus::extents(&bus, &handle).await;
@@ -315,6 +318,7 @@ async fn read_window_with(
         (false, Some(w)) if stats.window_relative => Some((w.x, w.y)),
         _ => None,
     };
+    let window_boxes = relative && shift.is_none();
     let walked = Walked {
         window,
         children: root.children,
@@ -332,5 +336,7 @@ async fn read_window_with(
         }
         Ok(())
     };
-    pipeline::finish(walked, filters, d.screen(), hydrate).await
+    let mut data = pipeline::finish(walked, filters, d.screen(), hydrate).await?;
+    data.window_boxes = window_boxes;
+    Ok(data)
 }

@@ -354,6 +354,9 @@ impl LinuxDesktop {
         xwins: Vec<x11::XWindow>,
         focused: Option<u32>,
     ) -> Result<WindowList> {
+        if let Some(wl) = &self.wl {
+            wl.check_target(target)?;
+        }
         // A window id or pid narrows the apps to ask before any app is asked anything; so
         // does an empty target (the focused window's app).
         let pid_of = |id: u64| xwins.iter().find(|w| u64::from(w.id) == id)?.pid;
@@ -396,7 +399,17 @@ impl LinuxDesktop {
             Some(x) if unnamed => x.popups(),
             _ => Vec::new(),
         };
-        let windows = windows::join(&listing.apps, &xwins, &popups, focused);
+        let mut windows = windows::join(&listing.apps, &xwins, &popups, focused);
+        if let Some(wl) = &self.wl {
+            // What the compositor tells beyond sway's IPC, and no frame's box as a window's.
+            let skipped: Vec<&str> = listing
+                .apps
+                .iter()
+                .filter(|a| !a.matched)
+                .map(|a| a.name.as_str())
+                .collect();
+            windows = wl.settle_windows(windows, &skipped)?;
+        }
         let app_names = listing.apps.into_iter().map(|a| a.name).collect();
         Ok(WindowList {
             windows,

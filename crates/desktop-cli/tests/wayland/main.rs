@@ -3,12 +3,14 @@
 //! forms. Commands run back to back with no pauses; effects are witnessed by readers that
 //! are not ours: libatspi for the apps' state, sway's own IPC (`swaymsg`) for where windows
 //! are, `grim` for the screen's pixels, `wl-copy`/`wl-paste` for the clipboard. An X11
-//! sandbox with the same form is the yardstick for what a read finds.
+//! sandbox with the same form is the yardstick for what a read finds. The same desktop is
+//! also driven without sway's IPC (`unplaced`), as other wlroots compositors are.
 
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
 mod act;
 mod see;
+mod unplaced;
 
 use desktop_testkit::{wait_until, Desk, Run};
 use serde_json::Value;
@@ -141,6 +143,12 @@ fn main() {
         ("chromium_forms_back_to_back", act::chromium_forms),
         ("any_script_typed", act::any_script),
         ("hung_app_beside", act::hung_beside),
+        ("without_ipc_list_from_toplevels", unplaced::list),
+        ("without_ipc_read_boxes_are_the_windows", unplaced::read),
+        (
+            "without_ipc_accessibility_acts_points_refused",
+            unplaced::act,
+        ),
         ("window_operations_through_sway", act::window_ops),
     ];
     desktop_testkit::run_tests(env, tests, |env, name| env.desk().screenshot(name))

@@ -69,6 +69,9 @@ pub struct Live {
     /// closes them.
     pub window_title: String,
     pub pid: Option<u32>,
+    /// Its box is a place on screen; false where it is relative to a window the window
+    /// system does not place (Wayland without sway's IPC): then no input aims at it.
+    pub placed: bool,
 }
 
 impl Live {
@@ -202,9 +205,37 @@ impl LinuxDesktop {
         }
     }
 
+    /// Refuses input at a screen point where the compositor tells no window positions: a
+    /// point an agent has comes from boxes relative to some window, and would land
+    /// elsewhere.
+    pub(crate) fn check_points(&self, what: &str) -> Result<()> {
+        match &self.wl {
+            Some(wl) if !wl.positions() => Err(crate::wayland::unplaced(what)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Refuses input aimed at an element whose box is not a place on screen.
+    pub(crate) fn check_placed(&self, live: &Live, what: &str) -> Result<()> {
+        if live.placed {
+            return Ok(());
+        }
+        self.check_points(what)?;
+        Err(Error::new(
+            ErrorCode::PlatformNotSupported,
+            format!(
+                "{what} needs a place on screen: {} \"{}\" has a box relative to its window, whose place the window system does not tell",
+                live.node.role.short(),
+                live.node.name
+            ),
+        )
+        .suggest("Act through the element's accessibility instead (a plain left click, toggle, set-value, type --id), or list the windows and read again"))
+    }
+
     /// Raises the element's window and checks that a synthesized event at the element's
-    /// center would reach it: showing, enabled, on screen, not covered.
+    /// center would reach it: showing, enabled, placed and on screen, not covered.
     fn input_point(&self, live: &Live) -> Result<(i32, i32)> {
+        self.check_placed(live, "pointer input at the element")?;
         let x = self.x()?;
         let n = &live.node;
         if !n.states.contains(States::SHOWING) {

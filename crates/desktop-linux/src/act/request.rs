@@ -26,6 +26,7 @@ impl LinuxDesktop {
                     modifiers,
                 },
             ) => {
+                self.check_points("a click at a point")?;
                 let xc = self.x()?;
                 xc.check_on_screen(*x, *y)?;
                 self.raise_scoped(scope).await?;
@@ -36,6 +37,7 @@ impl LinuxDesktop {
                 self.at_point(r, (*x, *y)).await
             }
             (Aim::Point { x, y }, Action::Hover) => {
+                self.check_points("moving the pointer to a point")?;
                 let xc = self.x()?;
                 xc.check_on_screen(*x, *y)?;
                 xc.move_pointer(*x, *y)?;
@@ -45,6 +47,7 @@ impl LinuxDesktop {
                 self.at_point(r, (*x, *y)).await
             }
             (Aim::Point { x, y }, Action::Scroll { direction, amount }) => {
+                self.check_points("turning the wheel at a point")?;
                 self.x()?.check_on_screen(*x, *y)?;
                 self.raise_scoped(scope).await?;
                 self.wheel(
@@ -60,6 +63,9 @@ impl LinuxDesktop {
                     Error::invalid_args("scroll where? give a point, an element or a window")
                         .suggest("Name the window by app or title")
                 })?;
+                if window.bounds.is_none() {
+                    self.check_points("turning the wheel over a window")?;
+                }
                 let b = window
                     .bounds
                     .ok_or_else(|| Error::invalid_args("the window has no bounds"))?;
@@ -80,6 +86,7 @@ impl LinuxDesktop {
             }
             (Aim::Element(e), Action::Scroll { direction, amount }) => {
                 let live = self.element(scope, e).await?;
+                self.check_placed(&live, "turning the wheel over the element")?;
                 let xc = self.x()?;
                 if let Some(w) = live.window_id {
                     xc.raise_and_focus(w)?;
@@ -251,6 +258,7 @@ impl LinuxDesktop {
         let xc = self.x()?;
         match aim {
             Aim::Point { x, y } => {
+                self.check_points("a drag from or to a point")?;
                 xc.check_on_screen(*x, *y)?;
                 Ok(DragEnd {
                     at: (*x, *y),
@@ -260,6 +268,7 @@ impl LinuxDesktop {
             }
             Aim::Element(e) => {
                 let live = self.element(scope, e).await?;
+                self.check_placed(&live, "a drag from or to the element")?;
                 let b = on_screen(&live)?;
                 Ok(DragEnd {
                     at: xc.click_point(b)?,

@@ -154,6 +154,8 @@ impl LinuxDesktop {
             let tops = self.tops().ok()?;
             tops.iter().find(|t| t.id == id).map(|t| t.bounds)
         });
+        // Boxes relative to a window nothing places are no place on screen.
+        let placed = !relative || window.is_some();
         if let Some(w) = window {
             let (dx, dy) = match self.wl {
                 Some(_) => {
@@ -173,6 +175,7 @@ impl LinuxDesktop {
             toolkit,
             window_title: title.to_string(),
             pid: (pid != 0).then_some(pid),
+            placed,
         }
     }
 

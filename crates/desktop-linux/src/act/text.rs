@@ -57,6 +57,10 @@ impl LinuxDesktop {
     pub(crate) async fn deliver_focus(&self, live: &Live) -> Result<Route> {
         if let (Some(w), Ok(x)) = (live.window_id, self.x()) {
             x.raise_and_focus(w)?;
+        } else if let Some(wl) = &self.wl {
+            // No window ids without sway's IPC: the compositor's toplevel list focuses the
+            // window by its title, or keys would go to whichever window has the focus.
+            wl.activate(&live.window_title, &live.app, live.pid)?;
         }
         let (o, p) = live.h();
         let grabbed = match live
@@ -185,8 +189,9 @@ impl LinuxDesktop {
                     Some(w) => w.clone(),
                     None => self.resolve_window(&Target::default()).await?,
                 };
-                if let Some(id) = w.id.and_then(|i| u32::try_from(i).ok()) {
-                    x.raise_and_focus(id)?;
+                match w.id.and_then(|i| u32::try_from(i).ok()) {
+                    Some(id) => x.raise_and_focus(id)?,
+                    None => self.activate_unnumbered(&w)?,
                 }
                 match self.focused_element(&w).await? {
                     Some(f) => Some(f),
@@ -278,6 +283,15 @@ impl LinuxDesktop {
             .with("chars", text.chars().count()))
     }
 
+    /// Focuses a window that has no id, where the compositor's toplevel list can (Wayland
+    /// without sway's IPC): keys go to the focused window, which may be another.
+    fn activate_unnumbered(&self, w: &WindowInfo) -> Result<()> {
+        if let Some(wl) = &self.wl {
+            wl.activate(&w.title, &w.app, (w.pid != 0).then_some(w.pid))?;
+        }
+        Ok(())
+    }
+
     /// Types into a window whose focused element the app does not tell.
     async fn type_blind(
         &self,
@@ -339,8 +353,10 @@ impl LinuxDesktop {
             .as_ref()
             .and_then(|w| w.id)
             .and_then(|i| u32::try_from(i).ok());
-        if let (Some(id), Some(_)) = (wid, window) {
-            x.raise_and_focus(id)?;
+        match (wid, window) {
+            (Some(id), Some(_)) => x.raise_and_focus(id)?,
+            (None, Some(w)) => self.activate_unnumbered(w)?,
+            _ => {}
         }
         if let Some(w) = w.as_ref().filter(|w| crate::identity::is_stopped(w.pid)) {
             return Err(crate::stopped_error(&w.app, w.pid));
@@ -556,6 +572,7 @@ impl LinuxDesktop {
             toolkit,
             window_title: String::new(),
             pid: None,
+            placed: true,
         };
         let async_tree = probe_live.async_tree();
         (Watch::start(&probe_live).await, async_tree)

@@ -94,6 +94,10 @@ impl LinuxDesktop {
     /// Brings `live` into its scrolled container's view with the wheel; whether it is in
     /// view now. Leaves `live.node.bounds` at the element's new place.
     async fn wheel_into_view(&self, live: &mut Live) -> Result<bool> {
+        // The wheel turns at a place on screen: none for a box relative to its window.
+        if !live.placed {
+            return Ok(false);
+        }
         let Some(mut b) = live.node.bounds.filter(Rect::is_valid) else {
             return Ok(false);
         };

@@ -1,23 +1,26 @@
 //! Wayland sessions: where windows are and which has the focus (sway's IPC — Wayland
-//! itself tells no client where any window is), displays, and the compositor-side input,
-//! capture and clipboard of `input`, `capture` and `clipboard`.
+//! itself tells no client where any window is — else the window list of wlroots'
+//! foreign-toplevel protocol, without positions: `toplevels`), displays, and the
+//! compositor-side input, capture and clipboard of `input`, `capture` and `clipboard`.
 //!
 //! Toolkits on Wayland report accessibility boxes relative to their window, so everything
 //! screen-wide here comes from the compositor; where it cannot say, bounds are left out
-//! rather than guessed.
+//! rather than guessed, reads say their boxes are the window's, and input at a point is
+//! refused (`unplaced`).
 
 pub(crate) mod capture;
 mod client;
 pub(crate) mod clipboard;
 pub(crate) mod input;
 mod keymap;
+mod toplevels;
 mod tree;
 
 pub(crate) use client::Client;
 
 use crate::x11::XWindow;
 use desktop_core::backend::Display;
-use desktop_core::{Error, ErrorCode, Rect, Result};
+use desktop_core::{Error, ErrorCode, Rect, Result, Target, WindowInfo};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -51,6 +54,18 @@ pub(crate) fn lacks(what: &str, missing: &str) -> Error {
     .suggest(
         "Use a wlroots compositor (sway), or a headless sandbox: desktop-cli sandbox up --wayland",
     )
+}
+
+/// `PLATFORM_NOT_SUPPORTED` for `what` (input at a point, a mark on a screenshot) where the
+/// compositor tells no window positions, so element boxes are relative to their window.
+pub(crate) fn unplaced(what: &str) -> Error {
+    Error::new(
+        ErrorCode::PlatformNotSupported,
+        format!(
+            "{what} needs a place on screen, and this Wayland compositor tells no window positions (only sway's IPC does: SWAYSOCK is unset or names no socket): element boxes are relative to their window"
+        ),
+    )
+    .suggest("Act through the element's accessibility instead: a plain left click (--id or --text), toggle, set-value, type --id, press --id; or run sway with SWAYSOCK set for input at points")
 }
 
 impl Wl {
@@ -90,6 +105,67 @@ impl Wl {
         } else {
             "unknown"
         }
+    }
+
+    /// Whether the compositor tells where windows are (sway's IPC): else element boxes stay
+    /// relative to their window and no point on screen can be aimed at.
+    pub fn positions(&self) -> bool {
+        self.ipc.is_some()
+    }
+
+    /// `PLATFORM_NOT_SUPPORTED` for a target naming a window by id where the compositor
+    /// gives windows none (only sway's IPC does).
+    pub fn check_target(&self, target: &Target) -> Result<()> {
+        match target.window_id {
+            Some(id) if !self.positions() => Err(Error::new(
+                ErrorCode::PlatformNotSupported,
+                format!("window id {id} names nothing here: this Wayland compositor gives windows no ids (only sway's IPC does: SWAYSOCK is unset or names no socket)"),
+            )
+            .suggest("Name the window by its app (--app) or title (--window), as list shows them")),
+            _ => Ok(()),
+        }
+    }
+
+    /// The windows listed from their accessibility frames, as this session can tell them.
+    /// A frame's own box is its toolkit's, from its window's corner: never a place on
+    /// screen, so a window the compositor does not place has none. Without sway's IPC the
+    /// compositor's toplevel list (where it offers one) gives titles, focus and states
+    /// (`toplevels::join`); `skipped`: apps the query left out, whose toplevels stay out.
+    pub(crate) fn settle_windows(
+        &self,
+        mut windows: Vec<WindowInfo>,
+        skipped: &[&str],
+    ) -> Result<Vec<WindowInfo>> {
+        if self.positions() {
+            for w in windows.iter_mut().filter(|w| w.id.is_none()) {
+                w.bounds = None;
+            }
+            return Ok(windows);
+        }
+        match toplevels::list(&self.client)? {
+            Some(tops) => Ok(toplevels::join(
+                windows,
+                &tops,
+                skipped,
+                crate::identity::program_name,
+            )),
+            None => {
+                for w in &mut windows {
+                    w.bounds = None;
+                }
+                Ok(windows)
+            }
+        }
+    }
+
+    /// Asks the compositor to focus the window titled `title` of `app` (process `pid`)
+    /// where only its toplevel list can (no IPC: no window ids); whether it was asked.
+    pub(crate) fn activate(&self, title: &str, app: &str, pid: Option<u32>) -> Result<bool> {
+        if self.positions() {
+            return Ok(false);
+        }
+        let program = pid.and_then(crate::identity::program_name);
+        toplevels::activate(&self.client, title, app, program.as_deref())
     }
 
     fn sway(&self) -> Result<swayipc::Connection> {
@@ -194,18 +270,25 @@ pub fn checks(sandbox: Option<&str>) -> Vec<desktop_core::backend::Check> {
     };
     let has = |g: &str| wl.client.has(g);
     let displays = wl.displays();
+    let list: Vec<String> = displays
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}x{}+{}+{}",
+                d.name, d.bounds.w, d.bounds.h, d.bounds.x, d.bounds.y
+            )
+        })
+        .collect();
     out.push(Check::new(
         "windows",
-        if wl.ipc.is_some() {
-            let list: Vec<String> = displays
-                .iter()
-                .map(|d| format!("{} {}x{}+{}+{}", d.name, d.bounds.w, d.bounds.h, d.bounds.x, d.bounds.y))
-                .collect();
+        if wl.positions() {
             Ok(format!("window positions from sway's IPC; displays: {}", list.join(", ")))
+        } else if has(toplevels::GLOBAL) {
+            Err(format!("windows from the compositor's toplevel list ({}): titles, focus and states, but no positions or ids; element boxes are relative to their window and input at points is refused", toplevels::GLOBAL))
         } else {
-            Err("no compositor IPC we speak (sway's): windows are listed from their accessibility frames without positions".into())
+            Err("no window list from the compositor (neither sway's IPC nor a foreign-toplevel list): windows are listed from their accessibility frames, without positions or ids; element boxes are relative to their window and input at points is refused".into())
         },
-        "Run a wlroots compositor with IPC (sway) and set SWAYSOCK; on GNOME and KDE window positions are not available to clients",
+        "Run sway and set SWAYSOCK for window positions; other compositors tell clients none (accessibility actions, typing and screenshots of the whole screen still work)",
     ));
     let (k, p) = (has(input::KEYBOARD_GLOBAL), has(input::POINTER_GLOBAL));
     out.push(Check::new(
