@@ -148,7 +148,7 @@ fn looks(command: &Command) -> bool {
 
 /// This process's command, run by the keeper: its exit status once the keeper's output is
 /// printed, `None` when the process is to run it itself.
-pub async fn forward(g: &Global) -> Option<i32> {
+pub async fn forward(g: &Global, command: &Command) -> Option<i32> {
     if direct() || g.call_timeout != SERVED_TIMEOUT_MS {
         return None;
     }
@@ -172,7 +172,8 @@ pub async fn forward(g: &Global) -> Option<i32> {
     // The keeper's run is bounded by the call timeout and the command's own budget (a
     // read's, an action's settling, a wait's --timeout); past that and a margin it is taken
     // as stuck, and this process runs the command itself.
-    let wait = Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2) + own_wait();
+    let wait =
+        Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2) + own_wait(command);
     let reply = match tokio::time::timeout(wait, exchange(stream, &request)).await {
         Ok(Some(r)) => r,
         Ok(None) => return None,
@@ -210,13 +211,12 @@ pub async fn forward(g: &Global) -> Option<i32> {
     }
 }
 
-/// How long the command may wait by its own options (`wait --timeout`, up to a minute).
-fn own_wait() -> Duration {
-    let args: Vec<String> = std::env::args().collect();
-    args.windows(2)
-        .find(|w| w[0] == "--timeout")
-        .and_then(|w| w[1].parse::<u64>().ok())
-        .map_or(Duration::ZERO, |ms| Duration::from_millis(ms.min(60_000)))
+/// How long the command may wait by its own options (`wait --timeout`).
+fn own_wait(command: &Command) -> Duration {
+    match command {
+        Command::Wait(a) => Duration::from_millis(a.timeout),
+        _ => Duration::ZERO,
+    }
 }
 
 /// Sends the request and reads the reply; `None` when the keeper went away meanwhile.
