@@ -148,7 +148,7 @@ fn looks(command: &Command) -> bool {
 
 /// This process's command, run by the keeper: its exit status once the keeper's output is
 /// printed, `None` when the process is to run it itself.
-pub async fn forward(g: &Global, command: &Command) -> Option<i32> {
+pub async fn forward(g: &Global, command: &Command, out: Out) -> Option<i32> {
     if direct() || g.call_timeout != SERVED_TIMEOUT_MS {
         return None;
     }
@@ -169,17 +169,27 @@ pub async fn forward(g: &Global, command: &Command) -> Option<i32> {
         context: Context::here(&address)?,
         args,
     };
-    // The keeper's run is bounded by the call timeout and the command's own budget (a
-    // read's, an action's settling, a wait's --timeout); past that and a margin it is taken
-    // as stuck, and this process runs the command itself.
-    let wait =
-        Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2) + own_wait(command);
+    // A look the keeper does not finish is made again here. An action is never run twice:
+    // once handed over it may have happened, so the keeper's silence is reported instead
+    // (its own steps are bounded; the outer bound is only a safety net).
+    let (wait, again) = if looks(command) {
+        let own = Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2);
+        (own + own_wait(command), true)
+    } else {
+        (ACTION_WAIT, false)
+    };
     let reply = match tokio::time::timeout(wait, exchange(stream, &request)).await {
         Ok(Some(r)) => r,
-        Ok(None) => return None,
-        Err(_) => {
+        Ok(None) if again => return None,
+        Err(_) if again => {
             notice("the keeper did not answer in time; running the command directly");
             return None;
+        }
+        Ok(None) | Err(_) => {
+            // It may have ended between a key's press and its release.
+            let released = desktop_linux::release_held_input().unwrap_or(0);
+            let e = unanswered(released);
+            return Some(out.err(&crate::command_name(), &e));
         }
     };
     match reply {
@@ -203,12 +213,29 @@ pub async fn forward(g: &Global, command: &Command) -> Option<i32> {
         Reply::Declined { why } => {
             if g.timing {
                 notice(&format!(
-                    "the keeper did not read ({why}); reading directly"
+                    "the keeper did not run it ({why}); running it directly"
                 ));
             }
             None
         }
     }
+}
+
+/// The longest an action handed to the keeper is waited for.
+const ACTION_WAIT: Duration = Duration::from_secs(600);
+
+/// An action the keeper took and did not answer for: it may have happened, in part.
+fn unanswered(released: usize) -> desktop_core::Error {
+    let held = if released > 0 {
+        format!(" ({released} keys or buttons it left held down were released)")
+    } else {
+        String::new()
+    };
+    desktop_core::Error::new(
+        desktop_core::ErrorCode::Internal,
+        format!("the desktop's keeper took the action and ended without answering; it may have been done{held}"),
+    )
+    .suggest("Read the window to see whether it happened before trying again")
 }
 
 /// How long the command may wait by its own options (`wait --timeout`).

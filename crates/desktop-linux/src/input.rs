@@ -55,6 +55,50 @@ impl X {
         Ok(())
     }
 
+    /// Releases every key and pointer button the server holds down: what a process that
+    /// ended while pressing (the keeper, killed in the middle of typing) left down would
+    /// otherwise repeat for good (X repeats a held XTest key). Returns how many.
+    pub fn release_held(&self) -> Result<usize> {
+        use x11rb::protocol::xproto::KeyButMask;
+        let keys = self
+            .conn
+            .query_keymap()
+            .map_err(x_err)?
+            .reply()
+            .map_err(x_err)?;
+        let mut released = 0;
+        for (byte, bits) in keys.keys.iter().enumerate() {
+            for bit in 0..8u8 {
+                let code = byte * 8 + usize::from(bit);
+                if bits & (1 << bit) != 0 && code >= 8 {
+                    self.fake(KEY_RELEASE, u8::try_from(code).unwrap_or(0), 0, 0)?;
+                    released += 1;
+                }
+            }
+        }
+        let pointer = self
+            .conn
+            .query_pointer(self.root)
+            .map_err(x_err)?
+            .reply()
+            .map_err(x_err)?;
+        let buttons = [
+            (1, KeyButMask::BUTTON1),
+            (2, KeyButMask::BUTTON2),
+            (3, KeyButMask::BUTTON3),
+            (4, KeyButMask::BUTTON4),
+            (5, KeyButMask::BUTTON5),
+        ];
+        for (button, held) in buttons {
+            if pointer.mask.contains(held) {
+                self.fake(BUTTON_RELEASE, button, 0, 0)?;
+                released += 1;
+            }
+        }
+        self.sync()?;
+        Ok(released)
+    }
+
     /// Fails with OFF_SCREEN when a point lies outside the screen.
     pub fn check_on_screen(&self, x: i32, y: i32) -> Result<()> {
         if self.screen.contains_point(x, y) {

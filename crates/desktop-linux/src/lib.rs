@@ -176,6 +176,15 @@ pub async fn bus_address(timeout: Duration) -> Result<String> {
     session::a11y_address(x.as_ref(), timeout).await
 }
 
+/// Releases the keys and pointer buttons left held down on this X display (see
+/// `X::release_held`); how many. On Wayland a virtual keyboard's keys go with its client.
+pub fn release_held_input() -> Result<usize> {
+    if is_wayland() {
+        return Ok(0);
+    }
+    X::connect()?.release_held()
+}
+
 /// Whether this process runs in a Wayland session (`WAYLAND_DISPLAY` is set).
 pub fn is_wayland() -> bool {
     std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty())

@@ -23,7 +23,7 @@ pub async fn dispatch(cli: Cli, out: Out) -> i32 {
     // warm (`relay`); else, or when it declines, here.
     #[cfg(target_os = "linux")]
     if crate::relay::served(&cli.command) {
-        if let Some(code) = crate::relay::forward(&cli.global, &cli.command).await {
+        if let Some(code) = crate::relay::forward(&cli.global, &cli.command, out).await {
             return code;
         }
     }

@@ -11,6 +11,10 @@ use std::time::Duration;
 
 pub const TESTS: &[(&str, Test)] = &[
     (
+        "keeper::an_action_whose_keeper_dies_is_never_run_twice",
+        never_twice,
+    ),
+    (
         "keeper::reads_answered_warm_equal_the_process_own",
         warm_equals_direct,
     ),
@@ -157,4 +161,92 @@ fn builds(_env: &Env) {
             .contains("timing: keeper")
             .then_some(())
     });
+}
+
+/// The pid of the keeper serving the sandbox whose X authority file is `xauth`.
+fn keeper_of(xauth: &str) -> Option<u32> {
+    let want = format!("XAUTHORITY={xauth}");
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let cmd = std::fs::read(e.path().join("cmdline")).ok()?;
+        let args: Vec<&[u8]> = cmd.split(|b| *b == 0).collect();
+        let keeper = args.len() >= 2 && args[1] == b"keeper";
+        let environ = std::fs::read(e.path().join("environ")).ok()?;
+        let ours = environ.split(|b| *b == 0).any(|v| v == want.as_bytes());
+        (keeper && ours).then_some(pid)
+    })
+}
+
+fn never_twice(env: &Env) {
+    let xauth = env
+        .desk
+        .env()
+        .iter()
+        .find(|(k, _)| k == "XAUTHORITY")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    // The widget factory's plain entry, through the keeper.
+    let data = env
+        .desk
+        .cli(&["read", "--app", "gtk3-widget-factory", "--roles", "input"])
+        .data();
+    let mut entries = Vec::new();
+    crate::read::flatten(&data["elements"])
+        .into_iter()
+        .filter(|e| e.get("e").is_none() && e["b"][2].as_i64() == Some(320))
+        .for_each(|e| entries.push(e));
+    let entry = entries.last().cloned().unwrap_or_else(|| panic!("{data}"));
+    let id = entry["i"].to_string();
+    let set = env
+        .desk
+        .cli(&["set-value", "--id", &id, "--value", "", "--timing"]);
+    assert_eq!(set.code, 0, "{}", set.stdout);
+    let keeper = keeper_of(&xauth).expect("the keeper runs");
+    // Forty characters, 40 ms apart: the keeper is killed while typing them.
+    let text = "abcdefghij".repeat(4);
+    let typing = Command::new(BIN)
+        .args(["type", "--id", &id, &text, "--delay", "40"])
+        .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .env_remove("AT_SPI_BUS_ADDRESS")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(600));
+    let _ = Command::new("kill")
+        .args(["-9", &keeper.to_string()])
+        .status();
+    let out = typing.wait_with_output().unwrap();
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["ok"], false, "{answer}");
+    assert_eq!(answer["error"]["code"], "INTERNAL", "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("may have been done"),
+        "{answer}"
+    );
+    // What was typed is a start of the text, typed once, and nothing comes after.
+    let value = |env: &Env| {
+        let run = env.desk.cli_with(
+            &["read", "--app", "gtk3-widget-factory", "--roles", "input"],
+            &[("DESKTOP_CLI_DIRECT", "1")],
+        );
+        let b = &entry["b"];
+        crate::read::flatten(&run.data()["elements"])
+            .into_iter()
+            .find(|e| &e["b"] == b)
+            .map(|e| e["v"].as_str().unwrap_or("").to_string())
+            .unwrap_or_default()
+    };
+    let first = value(env);
+    assert!(
+        !first.is_empty() && first.len() < text.len() && text.starts_with(&first),
+        "typed once, in part: {first:?}"
+    );
+    std::thread::sleep(Duration::from_millis(800));
+    assert_eq!(value(env), first, "nothing typed after the answer");
+    // The next command starts a keeper again.
+    env.desk
+        .cli(&["set-value", "--id", &id, "--value", "entry"]);
 }

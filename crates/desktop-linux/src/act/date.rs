@@ -279,16 +279,25 @@ impl LinuxDesktop {
             }
             kb.type_text(part, std::time::Duration::ZERO)?;
             drop(kb);
-            // The next part is found in the text this one leaves.
-            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
-            loop {
+            // The next part is found in the text this one leaves. Keys for it sent before
+            // this part shows would reach the app while it still takes this one (a busy
+            // machine: the year's digits landed in the month): a part not shown in time
+            // ends the typing, and the read back below reports what the field shows.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(1500);
+            let shown = loop {
                 let now = live.bus.text(o, p).await.map_err(err)?;
                 let here = part_span(&now, i)
                     .map(|(s, l)| now.chars().skip(s).take(l).collect::<String>());
-                if here.as_deref() == Some(*part) || std::time::Instant::now() >= deadline {
-                    break;
+                if here.as_deref() == Some(*part) {
+                    break true;
+                }
+                if std::time::Instant::now() >= deadline {
+                    break false;
                 }
                 tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            };
+            if !shown {
+                break;
             }
         }
         let want = super::settle::TextWant {
