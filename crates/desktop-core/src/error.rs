@@ -66,7 +66,7 @@ error_codes! {
     UnsafeState = "UNSAFE_STATE": "A directory holding desktop-cli's state is not private: another user's, open to others, or a symbolic link." => "Remove it or make it yours with mode 700, or set XDG_RUNTIME_DIR to a directory only you can enter.",
     SandboxFailed = "SANDBOX_FAILED": "The headless desktop could not be started, found or stopped." => "Run the doctor command; install the runtime packages if any is missing.",
     PlatformNotSupported = "PLATFORM_NOT_SUPPORTED": "This platform or display server lacks what the action needs." => "The message says what is missing; run where desktop-cli supports it (the README lists the platforms).",
-    Internal = "INTERNAL": "A bug in desktop-cli; please report it with the command." => "This is a bug in desktop-cli; please report it with the command you ran.",
+    Internal = "INTERNAL": "A bug in desktop-cli, or the keeper ended while running an action it had taken (it \"may have been done\": read before retrying); please report it with the command." => "This is a bug in desktop-cli; please report it with the command you ran.",
 }
 
 impl ErrorCode {
