@@ -304,6 +304,7 @@ impl LinuxDesktop {
             readable: true,
             whole: Some(value.trim().to_string()),
             typed: String::new(),
+            already: 0,
             count: None,
         };
         let settled = self

@@ -170,8 +170,11 @@ pub(crate) struct TextWant {
     pub readable: bool,
     /// The whole text, when known.
     pub whole: Option<String>,
-    /// Text that must appear in it, even where the app reformats the whole.
+    /// Text that must appear in it, even where the app reformats the whole...
     pub typed: String,
+    /// ...more often than it did before the keys (typing "abc" into a field that holds
+    /// "abc" must not be taken as done before its keys land).
+    pub already: usize,
     /// The whole text's length, for fields whose text is not read.
     pub count: Option<i32>,
 }
@@ -184,7 +187,8 @@ impl TextWant {
         let Some(t) = text else {
             return false;
         };
-        self.whole.as_deref() == Some(t) || (!self.typed.is_empty() && t.contains(&self.typed))
+        self.whole.as_deref() == Some(t)
+            || (!self.typed.is_empty() && t.matches(self.typed.as_str()).count() > self.already)
     }
 }
 
@@ -529,5 +533,35 @@ impl Settled {
             Some(c) => r.with("closed", c.json()),
             None => r,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! When typed text counts as landed.
+
+    use super::TextWant;
+
+    fn want(whole: Option<&str>, typed: &str, before: &str) -> TextWant {
+        TextWant {
+            readable: true,
+            whole: whole.map(str::to_string),
+            typed: typed.to_string(),
+            already: before.matches(typed).count(),
+            count: None,
+        }
+    }
+
+    #[test]
+    fn text_already_holding_the_typed_words_waits_for_another_copy() {
+        // "abc" typed after "abc": the field holds "abc" before the keys land.
+        let w = want(Some("abcabc"), "abc", "abc");
+        assert!(!w.met(Some("abc"), None), "nothing landed yet");
+        assert!(!w.met(Some("abca"), None), "a key still on its way");
+        assert!(w.met(Some("abcabc"), None));
+        // An app that reformats the whole (a card number's spaces) still counts.
+        let w = want(Some("1234 5678"), "5678", "1234 ");
+        assert!(w.met(Some("1234 - 5678"), None));
+        assert!(!w.met(Some("1234 "), None));
     }
 }

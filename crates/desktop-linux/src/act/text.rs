@@ -247,17 +247,23 @@ impl LinuxDesktop {
                 }
                 let count = typed.chars().count() as i32;
                 let readable = b.text.is_some();
+                let already = b
+                    .text
+                    .as_deref()
+                    .map_or(0, |t| t.matches(typed.as_str()).count());
                 match (by_id, opts.replace) {
                     (_, true) => Expect::Text(TextWant {
                         readable,
                         whole: Some(typed.clone()),
                         typed: typed.clone(),
+                        already,
                         count: Some(count),
                     }),
                     (true, false) => Expect::Text(TextWant {
                         readable,
                         whole: b.text.as_ref().map(|old| format!("{old}{typed}")),
                         typed: typed.clone(),
+                        already,
                         count: Some(b.count + count),
                     }),
                     // Where the caret was put by someone else: the typed text must appear.
@@ -265,6 +271,7 @@ impl LinuxDesktop {
                         readable,
                         whole: None,
                         typed: typed.clone(),
+                        already,
                         count: None,
                     }),
                     (false, false) => Expect::Nothing,
@@ -437,6 +444,7 @@ impl LinuxDesktop {
             readable: !n.is_secure(),
             whole: Some(value.to_string()),
             typed: String::new(),
+            already: 0,
             count: Some(value.chars().count() as i32),
         };
         self.finish(
