@@ -325,7 +325,10 @@ impl LinuxDesktop {
     /// apps' own windows (their roots' children) are all as they were, for at most 2 s: then
     /// only those are asked, not every app for its frames.
     async fn target_windows(&self, target: &Target) -> Result<WindowList> {
-        let Some(warm) = &self.warm else {
+        // Where the window system lists no windows itself (Wayland without sway's IPC),
+        // nothing would tell a kept list from a stale one (the focus among them, say).
+        let unseen = self.wl.as_ref().is_some_and(|wl| !wl.positions());
+        let Some(warm) = self.warm.as_ref().filter(|_| !unseen) else {
             return self.all_windows(target, None).await;
         };
         let tops = self.tops()?;

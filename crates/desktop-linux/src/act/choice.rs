@@ -111,7 +111,7 @@ impl LinuxDesktop {
         let Some(combo) = live.bus.parent(&list).await else {
             return Ok(None);
         };
-        let node = match super::resolve::probe(&live.bus, &combo).await {
+        let node = match live.probe_again(&combo).await {
             Ok(c) if c.role == Role::Combo => c,
             Ok(_) | Err(_) => return Ok(None),
         };

@@ -72,9 +72,23 @@ pub struct Live {
     /// Its box is a place on screen; false where it is relative to a window the window
     /// system does not place (Wayland without sway's IPC): then no input aims at it.
     pub placed: bool,
+    /// What was added to the toolkit's boxes to put them on screen (GTK 4 and Wayland
+    /// report them from the window's corner): every fresh look at an element of this
+    /// window is moved the same way ([`Live::probe_again`]).
+    pub offset: (i32, i32),
 }
 
 impl Live {
+    /// The element as its app shows it now, its box on screen as `node`'s is.
+    pub(crate) async fn probe_again(
+        &self,
+        handle: &desktop_core::Handle,
+    ) -> std::result::Result<Node, crate::bus::CallError> {
+        let mut n = probe(&self.bus, handle).await?;
+        n.shift(self.offset.0, self.offset.1);
+        Ok(n)
+    }
+
     fn acted(&self) -> Acted {
         Acted {
             role: self.node.role.short().to_string(),
@@ -454,7 +468,7 @@ impl LinuxDesktop {
         }
         let deadline = std::time::Instant::now() + std::time::Duration::from_millis(600);
         while std::time::Instant::now() < deadline {
-            if let Ok(mut now) = probe(&live.bus, &live.node.handle).await {
+            if let Ok(mut now) = live.probe_again(&live.node.handle).await {
                 if in_view(&now) {
                     if now.name.is_empty() {
                         now.name = std::mem::take(&mut live.node.name);
@@ -467,7 +481,7 @@ impl LinuxDesktop {
             }
             tokio::time::sleep(std::time::Duration::from_millis(15)).await;
         }
-        match probe(&live.bus, &live.node.handle).await {
+        match live.probe_again(&live.node.handle).await {
             Ok(now) if hidden(&now) => Err(put_away(&live.node)),
             _ => Ok(true),
         }
@@ -505,7 +519,7 @@ impl LinuxDesktop {
             .await?;
         if let (Some(e), Ok(now)) = (
             r.element.as_mut(),
-            probe(&live.bus, &live.node.handle).await,
+            live.probe_again(&live.node.handle).await,
         ) {
             e.bounds = now.bounds;
         }

@@ -156,14 +156,15 @@ impl LinuxDesktop {
         });
         // Boxes relative to a window nothing places are no place on screen.
         let placed = !relative || window.is_some();
+        let mut offset = (0, 0);
         if let Some(w) = window {
-            let (dx, dy) = match self.wl {
+            offset = match self.wl {
                 Some(_) => {
                     crate::wayland::shift(self.frame_box(&bus, node.handle.owner(), title).await, w)
                 }
                 None => (w.x, w.y),
             };
-            node.shift(dx, dy);
+            node.shift(offset.0, offset.1);
         }
         Live {
             node,
@@ -176,6 +177,7 @@ impl LinuxDesktop {
             window_title: title.to_string(),
             pid: (pid != 0).then_some(pid),
             placed,
+            offset,
         }
     }
 

@@ -581,6 +581,7 @@ impl LinuxDesktop {
             window_title: String::new(),
             pid: None,
             placed: true,
+            offset: (0, 0),
         };
         let async_tree = probe_live.async_tree();
         (Watch::start(&probe_live).await, async_tree)
