@@ -96,7 +96,7 @@ impl RefMap {
     /// enter; see [`crate::private`]).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         let json = serde_json::to_vec(self).map_err(std::io::Error::other)?;
-        crate::private::write(path, &json).map_err(|e| std::io::Error::other(e.message))
+        crate::private::write_scratch(path, &json).map_err(|e| std::io::Error::other(e.message))
     }
 
     /// Records the ids of a read in the map at `path` (loaded, updated, written

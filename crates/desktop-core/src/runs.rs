@@ -50,7 +50,7 @@ pub fn status_path(refs: &Path, pid: u32) -> PathBuf {
 /// Saves a run's status (a failure to is only a viewer missing it).
 pub fn save(refs: &Path, s: &Status) {
     if let Ok(bytes) = serde_json::to_vec(s) {
-        let _ = crate::private::write(&status_path(refs, s.pid), &bytes);
+        let _ = crate::private::write_scratch(&status_path(refs, s.pid), &bytes);
     }
 }
 

@@ -130,7 +130,7 @@ impl Cells {
         });
         if let (Some(saved), Some(file)) = (out, &self.file) {
             if let Ok(json) = serde_json::to_vec(&saved) {
-                let _ = desktop_core::private::write(file, &json);
+                let _ = desktop_core::private::write_scratch(file, &json);
             }
         }
     }

@@ -22,7 +22,10 @@ pub async fn run_on(
         let mut data = d.read(&args.target.target(), &filters).await?;
         data.flat = args.compact;
         data.bounds = !args.no_bounds;
+        let ids = std::time::Instant::now();
         remember(&*d, &data);
+        data.timing
+            .push(("ids", ids.elapsed().as_secs_f64() * 1000.0));
         Ok::<_, Error>(data)
     }
     .await;

@@ -31,8 +31,10 @@ const SYNC_FIRST_EVENT: Duration = Duration::from_millis(15);
 /// has applied the page's update to its tree, whole (so the first event means the tree
 /// already shows it). Measured here, a click's burst on a Chromium page spans at most 0.4 ms
 /// and comes 3–19 ms after the click (the page's next frame); this gap only collects the
-/// rest of the burst for listeners (the MCP server's mirrors).
-const QUIET: Duration = Duration::from_millis(5);
+/// rest of the burst (five times its measured span). The mirrors need no more: before a
+/// read uses what they keep, the app is pinged over the bus its signals travel on, so
+/// signals it sent before answering are in.
+const QUIET: Duration = Duration::from_millis(2);
 /// Bound on waiting for quiet (an animated page never goes quiet).
 const QUIET_MAX: Duration = Duration::from_millis(1000);
 /// Pause between two reads of an element while waiting for a change.
