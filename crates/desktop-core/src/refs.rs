@@ -6,7 +6,7 @@
 //! [`MAX_WINDOWS`] windows are kept, the latest last.
 
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::{ReadData, Target, WindowInfo};
+use crate::model::{ReadData, Target};
 use crate::node::{Handle, Node, Rect};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -60,10 +60,58 @@ impl WindowRefs {
                 .is_none_or(|w| self.title.to_lowercase().contains(&w.to_lowercase()))
     }
 
-    fn same_window(&self, w: &WindowInfo) -> bool {
-        match (self.window_id, w.id) {
+    /// The numbered elements of a read, each with its named ancestors.
+    fn of(data: &ReadData) -> WindowRefs {
+        let mut elements = Vec::new();
+        let mut ancestry = Vec::new();
+        fn visit(nodes: &[Node], ancestry: &mut Vec<String>, out: &mut Vec<RefEntry>) {
+            for n in nodes {
+                if n.id != 0 {
+                    out.push(RefEntry {
+                        id: n.id,
+                        handle: n.handle.clone(),
+                        role: n.role.short().to_string(),
+                        name: n.name.clone(),
+                        label: n.name_from_child,
+                        ancestry: ancestry.clone(),
+                        bounds: n
+                            .bounds
+                            .filter(Rect::is_valid)
+                            .map(|b| [b.x, b.y, b.w, b.h]),
+                    });
+                }
+                let pushed = step(n).map(|s| ancestry.push(s)).is_some();
+                visit(&n.children, ancestry, out);
+                if pushed {
+                    ancestry.pop();
+                }
+            }
+        }
+        visit(&data.elements, &mut ancestry, &mut elements);
+        let w = &data.window;
+        WindowRefs {
+            ts: data.ts,
+            app: w.app.clone(),
+            pid: w.pid,
+            title: w.title.clone(),
+            window_id: w.id,
+            elements,
+        }
+    }
+
+    /// The same read of the same window as `other`, whenever it was made.
+    fn same_ids(&self, other: &WindowRefs) -> bool {
+        self.window_id == other.window_id
+            && self.pid == other.pid
+            && self.app == other.app
+            && self.title == other.title
+            && self.elements == other.elements
+    }
+
+    fn same_window_as(&self, other: &WindowRefs) -> bool {
+        match (self.window_id, other.window_id) {
             (Some(a), Some(b)) => a == b,
-            _ => self.pid == w.pid && self.title == w.title,
+            _ => self.pid == other.pid && self.title == other.title,
         }
     }
 
@@ -101,50 +149,27 @@ impl RefMap {
 
     /// Records the ids of a read in the map at `path` (loaded, updated, written
     /// atomically): how every read, wait, observe and annotated screenshot keeps its ids.
+    /// A read that found the window as its last read did (an agent's loop on a quiet
+    /// window) leaves the file as it is.
     pub fn remember(path: &Path, data: &ReadData) -> std::io::Result<()> {
         let mut map = RefMap::load(path);
-        map.record(data);
+        let w = WindowRefs::of(data);
+        if map.windows.last().is_some_and(|last| last.same_ids(&w)) {
+            return Ok(());
+        }
+        map.put(w);
         map.save(path)
     }
 
     /// Remembers the numbered elements of `data`, replacing an older read of the same window.
     pub fn record(&mut self, data: &ReadData) {
-        let mut elements = Vec::new();
-        let mut ancestry = Vec::new();
-        fn visit(nodes: &[Node], ancestry: &mut Vec<String>, out: &mut Vec<RefEntry>) {
-            for n in nodes {
-                if n.id != 0 {
-                    out.push(RefEntry {
-                        id: n.id,
-                        handle: n.handle.clone(),
-                        role: n.role.short().to_string(),
-                        name: n.name.clone(),
-                        label: n.name_from_child,
-                        ancestry: ancestry.clone(),
-                        bounds: n
-                            .bounds
-                            .filter(Rect::is_valid)
-                            .map(|b| [b.x, b.y, b.w, b.h]),
-                    });
-                }
-                let pushed = step(n).map(|s| ancestry.push(s)).is_some();
-                visit(&n.children, ancestry, out);
-                if pushed {
-                    ancestry.pop();
-                }
-            }
-        }
-        visit(&data.elements, &mut ancestry, &mut elements);
-        let w = &data.window;
-        self.windows.retain(|r| !r.same_window(w));
-        self.windows.push(WindowRefs {
-            ts: data.ts,
-            app: w.app.clone(),
-            pid: w.pid,
-            title: w.title.clone(),
-            window_id: w.id,
-            elements,
-        });
+        self.put(WindowRefs::of(data));
+    }
+
+    /// Adds a window's read as the latest, replacing an older read of the same window.
+    fn put(&mut self, read: WindowRefs) {
+        self.windows.retain(|r| !r.same_window_as(&read));
+        self.windows.push(read);
         if self.windows.len() > MAX_WINDOWS {
             let extra = self.windows.len() - MAX_WINDOWS;
             self.windows.drain(..extra);
@@ -341,6 +366,7 @@ fn is_subsequence(needle: &[String], hay: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::WindowInfo;
     use crate::role::Role;
 
     fn node(id: u32, role: Role, name: &str, path: &str, children: Vec<Node>) -> Node {
@@ -394,6 +420,42 @@ mod tests {
                 node(3, Role::Button, "Cancel", "/3", vec![]),
             ],
         )]
+    }
+
+    #[test]
+    fn remembering_the_same_read_again_leaves_the_file_alone() {
+        let dir = std::env::temp_dir().join(format!("desktop-core-refs-{}", std::process::id()));
+        let path = dir.join("refs.json");
+        RefMap::remember(&path, &data(tree(), "Main", 100)).unwrap();
+        let written = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let mut again = data(tree(), "Main", 100);
+        again.ts = 2;
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        RefMap::remember(&path, &again).unwrap();
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().modified().unwrap(),
+            written,
+            "an unchanged read is not written again"
+        );
+        // Another window read in between: the first one's read is written again, as the
+        // latest.
+        RefMap::remember(&path, &data(vec![], "Second", 200)).unwrap();
+        RefMap::remember(&path, &again).unwrap();
+        let map = RefMap::load(&path);
+        assert_eq!(map.windows.len(), 2);
+        assert_eq!(map.windows.last().unwrap().title, "Main");
+        // A renamed element is a change.
+        let mut renamed = tree();
+        renamed[0].children[0].name = "Okay".into();
+        RefMap::remember(&path, &data(renamed, "Main", 100)).unwrap();
+        assert_eq!(
+            RefMap::load(&path)
+                .lookup(2, &Target::default())
+                .unwrap()
+                .1
+                .name,
+            "Okay"
+        );
     }
 
     #[test]

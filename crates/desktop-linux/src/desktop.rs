@@ -245,7 +245,12 @@ async fn read_window_with(
         )
         .suggest("Start the app with accessibility on: Chromium needs --force-renderer-accessibility, Qt needs QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (a sandbox sets both)"));
     };
-    let mut timing = vec![("connect", d.connect_ms)];
+    // A warm desktop (the keeper, the MCP server) connected long before this read.
+    let mut timing = if d.warm.is_some() {
+        Vec::new()
+    } else {
+        vec![("connect", d.connect_ms)]
+    };
     let limits = tree::Limits {
         max_depth: filters.depth.unwrap_or(u32::MAX),
         // A text search also looks at what is scrolled out of view.
