@@ -122,6 +122,7 @@ impl LinuxDesktop {
             }
             (from, Action::Drag { to }) => self.drag(scope, from, to).await,
             (Aim::Element(e), action) => {
+                let found = std::time::Instant::now();
                 let mut live = self.element(scope, e).await?;
                 // What a hidden window's app showed may be stale: found again once it shows.
                 let raised = self.uncover(&live).await?;
@@ -137,7 +138,9 @@ impl LinuxDesktop {
                 }
                 let scrolled = !matches!(action, Action::ScrollIntoView)
                     && self.into_view_first(&mut live).await?;
+                let find_ms = found.elapsed().as_secs_f64() * 1000.0;
                 let mut r = self.on_element(&live, action).await?;
+                r.timing.insert(0, ("find", find_ms));
                 if raised {
                     r = r.with("raised_window", true);
                 }
