@@ -411,7 +411,8 @@ impl LinuxDesktop {
             Some(x) if unnamed => x.popups(),
             _ => Vec::new(),
         };
-        let mut windows = windows::join(&listing.apps, &xwins, &popups, focused);
+        let relative = self.wl.is_some();
+        let mut windows = windows::join(&listing.apps, &xwins, &popups, focused, relative);
         if let Some(wl) = &self.wl {
             // What the compositor tells beyond sway's IPC, and no frame's box as a window's.
             let skipped: Vec<&str> = listing

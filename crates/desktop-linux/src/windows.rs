@@ -12,12 +12,14 @@ use desktop_core::{Rect, Result, States, Target, WindowInfo};
 /// every frame, then the closest box among what is left), plus X windows no frame claimed
 /// (shown with `a11y: false`). An unnamed frame no X window shows may be an open popup
 /// (Chromium's menus): listed when one of `popups` (override-redirect windows) covers its
-/// box, above the rest. Ordered top of the stack first.
+/// box, above the rest. Ordered top of the stack first. Where frames' boxes are `relative`
+/// to their windows (Wayland), only their sizes are compared.
 pub fn join(
     apps: &[App],
     xwins: &[XWindow],
     popups: &[XWindow],
     focused: Option<u32>,
+    relative: bool,
 ) -> Vec<WindowInfo> {
     let mut claimed = vec![false; xwins.len()];
     let frames: Vec<(&App, &Frame)> = apps
@@ -58,7 +60,16 @@ pub fn join(
                 candidates
                     .iter()
                     .copied()
-                    .map(|i| (likeness(&xwins[i].bounds, &fb), i))
+                    .map(|i| {
+                        let xb = xwins[i].bounds;
+                        // A tiling compositor cuts a window wider than its tile down to it.
+                        let fb = if relative {
+                            Rect::new(xb.x, xb.y, fb.w.min(xb.w), fb.h.min(xb.h))
+                        } else {
+                            fb
+                        };
+                        (likeness(&xb, &fb), i)
+                    })
                     .filter(|(l, _)| *l > least)
                     .max_by(|a, b| a.0.total_cmp(&b.0))
                     .map(|(_, i)| i)
@@ -246,7 +257,7 @@ mod tests {
             xwin(2, 10, "Main", Rect::new(0, 0, 100, 100)),
             xwin(3, 99, "xterm", Rect::new(0, 0, 5, 5)),
         ];
-        let ws = join(&apps, &xs, &[], Some(2));
+        let ws = join(&apps, &xs, &[], Some(2), false);
         let titles: Vec<&str> = ws.iter().map(|w| w.title.as_str()).collect();
         assert_eq!(titles, ["xterm", "Main", "Other"], "top of the stack first");
         assert_eq!(ws[1].id, Some(2));
@@ -273,13 +284,52 @@ mod tests {
             xwin(1, 10, "Upload - Chromium", Rect::new(10, 10, 1050, 780)),
             chooser,
         ];
-        let ws = join(&apps, &xs, &[], Some(2));
+        let ws = join(&apps, &xs, &[], Some(2), false);
         let open = ws.iter().find(|w| w.title == "Open File").unwrap();
         assert!(
             !open.a11y && open.handle.is_none() && open.modal,
             "{open:?}"
         );
         assert_eq!(ws.len(), 2, "{ws:?}");
+    }
+
+    /// On Wayland a frame's box is its window's size at 0,0, and a GTK app with a header bar
+    /// leaves its frame unnamed while the compositor shows the program's name as the title
+    /// (gtk3-widget-factory, 1415 px wide in a tile of 640): the frame still takes its
+    /// window, by size, and a small unnamed frame (a bubble) still takes none.
+    #[test]
+    fn an_unnamed_frame_takes_its_window_by_size_where_boxes_are_relative() {
+        let apps = vec![
+            App {
+                name: "gtk3-widget-factory".into(),
+                pid: 10,
+                matched: true,
+                frames: vec![
+                    frame("", Rect::new(0, 0, 1415, 800)),
+                    frame("", Rect::new(0, 0, 300, 90)),
+                ],
+            },
+            App {
+                name: "form".into(),
+                pid: 11,
+                matched: true,
+                frames: vec![frame("GTK Form", Rect::new(0, 0, 640, 800))],
+            },
+        ];
+        let xs = vec![
+            xwin(5, 11, "GTK Form", Rect::new(0, 0, 640, 800)),
+            xwin(6, 10, "gtk3-widget-factory", Rect::new(640, 0, 640, 800)),
+        ];
+        let ws = join(&apps, &xs, &[], Some(6), true);
+        assert_eq!(ws.len(), 2, "the bubble is no window: {ws:?}");
+        let factory = ws.iter().find(|w| w.pid == 10).unwrap();
+        assert!(factory.a11y && factory.handle.is_some(), "{factory:?}");
+        assert_eq!(factory.title, "gtk3-widget-factory");
+        assert_eq!(factory.bounds, Some(Rect::new(640, 0, 640, 800)));
+        assert!(factory.focused);
+        // With screen boxes the same frame is not that window (it could be a bubble).
+        let ws = join(&apps, &xs, &[], Some(6), false);
+        assert!(!ws.iter().find(|w| w.pid == 10).unwrap().a11y, "{ws:?}");
     }
 
     /// A dialog whose X window has no title, over its main window: each frame gets its own
@@ -299,7 +349,7 @@ mod tests {
             xwin(1, 10, "", Rect::new(400, 300, 300, 150)),
             xwin(2, 10, "demo", Rect::new(0, 0, 1366, 741)),
         ];
-        let ws = join(&apps, &xs, &[], Some(1));
+        let ws = join(&apps, &xs, &[], Some(1), false);
         let dialog = ws.iter().find(|w| w.title == "Information").unwrap();
         let main = ws.iter().find(|w| w.title == "demo").unwrap();
         assert_eq!((dialog.id, main.id), (Some(1), Some(2)));
@@ -309,7 +359,7 @@ mod tests {
             xwin(2, 10, "", Rect::new(0, 0, 1366, 741)),
             xwin(1, 10, "", Rect::new(400, 300, 300, 150)),
         ];
-        let ws = join(&apps, &xs, &[], None);
+        let ws = join(&apps, &xs, &[], None, false);
         let dialog = ws.iter().find(|w| w.title == "Information").unwrap();
         assert_eq!(dialog.id, Some(1));
     }

@@ -150,6 +150,7 @@ fn main() {
             unplaced::act,
         ),
         ("window_operations_through_sway", act::window_ops),
+        ("an_app_wider_than_its_tile", see::wider_than_its_tile),
     ];
     desktop_testkit::run_tests(env, tests, |env, name| env.desk().screenshot(name))
 }

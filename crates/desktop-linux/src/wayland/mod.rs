@@ -239,13 +239,25 @@ impl Wl {
 /// their surface's corner, and the compositor places the window's *geometry*, which leaves
 /// out the margin client-side shadows take around it (Chromium draws 10 px on each side
 /// even when tiled). The frame's box as the toolkit reports it gives that margin, taken as
-/// even on both sides since nothing says otherwise.
+/// even on both sides since nothing says otherwise. A frame much larger than its window is
+/// no shadow: a window that cannot shrink to its tile (gtk3-widget-factory is 1415 px wide
+/// at least) is cut down to it from its corner (sway centres only smaller ones), and GTK
+/// draws no shadow on a tiled window.
 pub fn shift(frame: Option<Rect>, window: Rect) -> (i32, i32) {
     let frame = frame.unwrap_or(Rect::new(0, 0, window.w, window.h));
-    let mx = ((frame.w - window.w) / 2).max(0);
-    let my = ((frame.h - window.h) / 2).max(0);
+    let margin = |extra: i32| {
+        if extra <= 2 * SHADOW_MAX {
+            (extra / 2).max(0)
+        } else {
+            0
+        }
+    };
+    let (mx, my) = (margin(frame.w - window.w), margin(frame.h - window.h));
     (window.x - frame.x - mx, window.y - frame.y - my)
 }
+
+/// The widest client-side shadow taken for one (GTK 3 floating: about 26 px, Chromium 10).
+const SHADOW_MAX: i32 = 40;
 
 /// doctor's checks of a Wayland session: the display and compositor, and which input,
 /// capture and clipboard paths it offers (naming what is missing).
@@ -437,5 +449,7 @@ mod tests {
         assert_eq!(shift(Some(Rect::new(0, 0, 660, 820)), win), (630, -10));
         // No frame box: the window's corner.
         assert_eq!(shift(None, win), (640, 0));
+        // Wider than its tile (its least size): cut down from its corner, no shadow.
+        assert_eq!(shift(Some(Rect::new(0, 0, 1415, 800)), win), (640, 0));
     }
 }
