@@ -11,6 +11,9 @@ RUNTIME=(xvfb dbus dbus-x11 at-spi2-core x11-utils x11-xserver-utils openbox swa
 # fixtures (tests/fixtures/form_*.py) run on Debian's Python bindings of both toolkits.
 # The web widget fixtures load jQuery and jQuery UI from Debian (libjs-jquery-ui).
 APPS=(gtk-3-examples featherpad chromium fonts-liberation gir1.2-gtk-3.0 python3-pyqt5 libjs-jquery-ui)
+# Qt's Wayland platform plugin: Qt apps in `sandbox up --wayland` (QT_QPA_PLATFORM=wayland,
+# no Xwayland) abort without it.
+APPS+=(qtwayland5)
 # The desktop portal and its GTK backend, for the file-dialog test of a portal's chooser.
 APPS+=(xdg-desktop-portal xdg-desktop-portal-gtk)
 # Apps nobody here wrote (tests/toolkits): LibreOffice Calc and Writer with their GTK3

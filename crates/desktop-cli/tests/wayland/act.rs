@@ -207,3 +207,44 @@ pub fn window_ops(env: &Env) {
     );
     assert_eq!(n["type"], "floating_con", "moved windows float: {n}");
 }
+
+/// The Qt 5 form on its Wayland platform plugin (qtwayland5), filled as an agent does, back
+/// to back: its name typed, the box ticked, the counter clicked, each read back through
+/// libatspi; a pointer click at a read box lands too. Qt is the third toolkit here, with
+/// its own way of placing boxes (from its window's corner, as GTK's) and of taking input.
+pub fn qt_form(env: &Env) {
+    const QT: &str = "Qt Form";
+    let pid = env.desk().python_app("form_qt.py");
+    let name = id(env, QT, "input", "Full name");
+    let r = env.ok(&["type", "--id", &name, "--replace", "Grace Hopper"]);
+    assert_eq!(r["effect"], "confirmed", "{r}");
+    let pw = id(env, QT, "pwd", "Password");
+    let r = env.ok(&["type", "--id", &pw, "--replace", "hunter2!"]);
+    assert!(
+        !r.to_string().contains("hunter2"),
+        "a password never shows: {r}"
+    );
+    let before = env.desk().fields().read(QT)["Accept terms"]["checked"] == true;
+    let data = env.ok(&["read", "--window", QT, "-i"]);
+    let (_, _, _, b) = elements(&data)
+        .into_iter()
+        .find(|(r, t, _, _)| r == "chk" && t == "Accept terms")
+        .unwrap_or_else(|| panic!("no check box: {data}"));
+    let (x, y) = ((b[0] + b[2] / 2).to_string(), (b[1] + b[3] / 2).to_string());
+    let r = env.ok(&["click", "--x", &x, "--y", &y]);
+    assert_eq!(r["route"], "input", "{r}");
+    env.ok(&["click", "--text", "Increment", "--window", QT, "--exact"]);
+    let f = env.desk().fields().read(QT);
+    env.desk().stop_app(pid);
+    assert_eq!(f["Full name"]["text"], "Grace Hopper", "{f}");
+    assert_eq!(f["Password"]["count"], 8, "{f}");
+    assert_ne!(
+        f["Accept terms"]["checked"] == true,
+        before,
+        "a click at {x},{y} (the check box's read box) did not toggle it: {f}"
+    );
+    assert!(
+        f.as_object().unwrap().keys().any(|k| k == "Count 1"),
+        "the counter moved: {f}"
+    );
+}

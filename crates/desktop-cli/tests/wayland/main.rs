@@ -1,7 +1,7 @@
 //! The product on a Wayland desktop: a headless sway sandbox (`sandbox up --wayland`) with
 //! a GTK 3 form (native Wayland) and Chromium (ozone Wayland) on the sign-up and login
-//! forms. Commands run back to back with no pauses; effects are witnessed by readers that
-//! are not ours: libatspi for the apps' state, sway's own IPC (`swaymsg`) for where windows
+//! forms, then a Qt 5 form and gtk3-widget-factory for a test each. Commands run back to
+//! back with no pauses; effects are witnessed by readers that are not ours: libatspi for the apps' state, sway's own IPC (`swaymsg`) for where windows
 //! are, `grim` for the screen's pixels, `wl-copy`/`wl-paste` for the clipboard. An X11
 //! sandbox with the same form is the yardstick for what a read finds. The same desktop is
 //! also driven without sway's IPC (`unplaced`), as other wlroots compositors are.
@@ -150,6 +150,7 @@ fn main() {
             unplaced::act,
         ),
         ("window_operations_through_sway", act::window_ops),
+        ("qt_form_back_to_back", act::qt_form),
         ("an_app_wider_than_its_tile", see::wider_than_its_tile),
     ];
     desktop_testkit::run_tests(env, tests, |env, name| env.desk().screenshot(name))
