@@ -210,7 +210,8 @@ pub fn doctor(env: &Env) {
             .contains("Wayland (sway)"),
         "{session}"
     );
-    for name in ["input", "capture", "clipboard"] {
+    // `qt`: the sandbox tells Qt to use Wayland, and its plugin is installed.
+    for name in ["input", "capture", "clipboard", "qt"] {
         assert_eq!(check(name)["ok"], true, "{data}");
     }
     assert_eq!(data["healthy"], true, "{data}");

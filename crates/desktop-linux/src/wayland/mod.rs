@@ -334,7 +334,58 @@ pub fn checks(sandbox: Option<&str>) -> Vec<desktop_core::backend::Check> {
         },
         "Use a compositor with the data-control protocol (wlroots, KDE)",
     ));
+    // Told to use Wayland (the sandbox's environment), Qt aborts at start without its plugin.
+    if std::env::var("QT_QPA_PLATFORM").is_ok_and(|p| p.starts_with("wayland")) {
+        out.push(Check::new(
+            "qt",
+            match qt_wayland_plugins(&qt_plugin_dirs()) {
+                found if found.is_empty() => Err("QT_QPA_PLATFORM=wayland, and Qt's Wayland platform plugin is not installed: Qt apps abort at start".into()),
+                found => Ok(format!("Qt's Wayland platform plugin: {}", found.join(", "))),
+            },
+            "Install Qt's Wayland plugin (Debian/Ubuntu: qtwayland5 for Qt 5, qt6-wayland for Qt 6)",
+        ));
+    }
     out
+}
+
+/// Where Qt looks for its plugins: `QT_PLUGIN_PATH`, then where distributions put Qt 5's
+/// and Qt 6's.
+fn qt_plugin_dirs() -> Vec<std::path::PathBuf> {
+    let mut dirs: Vec<std::path::PathBuf> = std::env::var("QT_PLUGIN_PATH")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(Into::into)
+        .collect();
+    let libs = std::fs::read_dir("/usr/lib")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().ends_with("-linux-gnu"))
+        });
+    for lib in libs.chain(["/usr/lib".into(), "/usr/lib64".into()]) {
+        for qt in ["qt5/plugins", "qt6/plugins", "qt/plugins"] {
+            dirs.push(lib.join(qt));
+        }
+    }
+    dirs
+}
+
+/// The plugin folders among `dirs` that hold Qt's Wayland platform plugin.
+fn qt_wayland_plugins(dirs: &[std::path::PathBuf]) -> Vec<String> {
+    dirs.iter()
+        .filter(|d| {
+            std::fs::read_dir(d.join("platforms"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|f| f.file_name().to_string_lossy().starts_with("libqwayland"))
+        })
+        .map(|d| d.display().to_string())
+        .collect()
 }
 
 /// The sway command carrying out a window operation on the window with id `id` (now in
@@ -438,6 +489,19 @@ mod tests {
         assert_eq!(cmd(Op::Close, S::Normal), "[con_id=7] kill");
         let e = window_command(7, Op::Maximize, S::Normal).unwrap_err();
         assert_eq!(e.code, ErrorCode::PlatformNotSupported);
+    }
+
+    #[test]
+    fn qt_wayland_plugin_found_in_its_platforms_folder() {
+        let root = std::env::temp_dir().join(format!("qt-plugins-{}", std::process::id()));
+        let (with, without) = (root.join("qt5/plugins"), root.join("qt6/plugins"));
+        std::fs::create_dir_all(with.join("platforms")).unwrap();
+        std::fs::create_dir_all(without.join("platforms")).unwrap();
+        std::fs::write(with.join("platforms/libqwayland-generic.so"), b"").unwrap();
+        std::fs::write(without.join("platforms/libqxcb.so"), b"").unwrap();
+        let found = qt_wayland_plugins(&[with.clone(), without, root.join("none")]);
+        let _ = std::fs::remove_dir_all(&root);
+        assert_eq!(found, [with.display().to_string()]);
     }
 
     #[test]
