@@ -222,6 +222,14 @@ fn duration(s: &str, unit_ms: f64) -> Result<u64, String> {
     Ok(ms as u64)
 }
 
+/// A display number as X names it (`:1`) or bare (`1`): what `sandbox up` prints is taken back.
+fn parse_display(s: &str) -> Result<u32, String> {
+    s.strip_prefix(':')
+        .unwrap_or(s)
+        .parse()
+        .map_err(|_| format!("`{s}` is not a display number (like 1 or :1)"))
+}
+
 fn parse_window_id(s: &str) -> Result<u64, String> {
     let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(hex) => u64::from_str_radix(hex, 16),
@@ -334,8 +342,8 @@ pub enum SandboxCmd {
     },
     /// Stop a sandbox and everything it started.
     Down {
-        /// Display number (default: the sandbox in use).
-        #[arg(long)]
+        /// Display number, `1` or `:1` (default: the sandbox in use).
+        #[arg(long, value_parser = parse_display)]
         display: Option<u32>,
         /// Stop every sandbox of this user.
         #[arg(long, conflicts_with = "display")]
@@ -349,7 +357,7 @@ pub enum SandboxCmd {
     Seat,
     /// Print `export` lines for a shell: eval "$(desktop-cli sandbox env)".
     Env {
-        #[arg(long)]
+        #[arg(long, value_parser = parse_display)]
         display: Option<u32>,
     },
     /// Run a command inside the sandbox in use (or, with none running or --fresh, in a new one stopped afterwards).
@@ -360,7 +368,7 @@ pub enum SandboxCmd {
         /// Start the command in the background and return its pid; `sandbox down` stops it.
         #[arg(long, conflicts_with = "fresh")]
         detach: bool,
-        #[arg(long)]
+        #[arg(long, value_parser = parse_display)]
         display: Option<u32>,
         /// The command and its arguments.
         #[arg(last = true, required = true, value_name = "CMD")]
@@ -1036,7 +1044,16 @@ pub struct AgentArgs {
 
 #[cfg(test)]
 mod tests {
-    use super::{ms, positive_ms, secs};
+    use super::{ms, parse_display, positive_ms, secs};
+
+    #[test]
+    fn displays_as_x_names_them_or_bare() {
+        assert_eq!(parse_display(":1"), Ok(1));
+        assert_eq!(parse_display("500"), Ok(500));
+        for bad in ["", ":", "::1", "x", "-1", ":1.0"] {
+            assert!(parse_display(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn durations_take_units() {
