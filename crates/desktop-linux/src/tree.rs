@@ -125,8 +125,8 @@ impl Memo {
     }
 
     /// A timed look: the next read asks again what the window's toolkit may change without
-    /// a notice ([`Trust`]): nothing for GTK 4, children lists for GTK 3, Qt 5 and Chromium,
-    /// everything for the rest.
+    /// a notice ([`Trust`]): nothing for GTK 4, children lists for GTK 3 and Chromium, and
+    /// every element's states too for Qt 5, everything for the rest.
     pub fn poll(&mut self) {
         self.poll = true;
     }
@@ -138,7 +138,13 @@ impl Memo {
         }
         match trust {
             Trust::Everything => {}
-            Trust::NamesAndStates | Trust::Names => self.recheck_once = true,
+            Trust::NamesAndStates => self.recheck_once = true,
+            // States too, of every element (what is asked again is asked in full): Qt 5
+            // changes what shows without a word.
+            Trust::Names => {
+                self.recheck_once = true;
+                self.restate_all = true;
+            }
             Trust::Nothing => self.clear(),
         }
     }
@@ -860,6 +866,16 @@ mod tests {
         assert!(
             m.recheck_once && m.walked_any(),
             "children lists only, the rest kept"
+        );
+
+        assert!(!m.restate_all, "states trusted");
+
+        let mut m = filled();
+        m.poll();
+        m.settle_poll(Trust::Names);
+        assert!(
+            m.recheck_once && m.restate_all && m.walked_any(),
+            "Qt 5: children lists and every state"
         );
 
         let mut m = filled();
