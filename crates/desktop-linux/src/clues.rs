@@ -89,11 +89,20 @@ fn icon_like(n: &Node) -> bool {
     !n.children.is_empty() || n.role == Role::Image || n.states.contains(States::FOCUSABLE)
 }
 
+/// The element's attributes and, where they can make it count as clickable (it is no
+/// control already), its action names.
 async fn ask(bus: &Bus, n: &Node) -> Result<(HashMap<String, String>, Vec<String>), CallError> {
     let (o, p) = (n.handle.owner(), n.handle.path());
+    let actions = async {
+        if n.role.is_interactive() {
+            Ok(Vec::new())
+        } else {
+            action_names(bus, o, p).await
+        }
+    };
     let (attrs, actions) = tokio::join!(
         bus.call::<_, HashMap<String, String>>(o, p, ACCESSIBLE, "GetAttributes", &()),
-        action_names(bus, o, p)
+        actions
     );
     if let Err(CallError::Timeout) = &actions {
         return Err(CallError::Timeout);
