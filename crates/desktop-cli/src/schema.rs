@@ -117,7 +117,7 @@ fn schemas() -> Vec<(&'static str, Value)> {
             "csv",
             json!({
                 "$schema": DRAFT, "title": "read and list with --format csv",
-                "description": "RFC 4180 tables (a header row, CRLF line ends, fields with a comma, quote or line break quoted, quotes doubled); an empty field is an absent value. read: the first row is the window itself (id 0, role `window`, name its title, value its app, states `focused`/`modal`); then one row per element in tree order, with the ids of the JSON read; a last row of role `truncated` or `incomplete` says what was left out (name: why and how to narrow). states are words separated by spaces: focused disabled selected checked mixed expanded collapsed read-only actions:a|b more:N out-of-view. list: one row per window (states focused, modal, no-a11y) or, with --apps, per app; apps that did not answer are rows with state not-answering.",
+                "description": "RFC 4180 tables (a header row, CRLF line ends, fields with a comma, quote or line break quoted, quotes doubled); an empty field is an absent value. read: the first row is the window itself (id 0, role `window`, name its title, value its app, description `boxes relative to the window (not the screen)` where they are, as JSON's \"boxes\":\"window\", states `focused`/`modal`); then one row per element in tree order, with the ids of the JSON read; a last row of role `truncated` or `incomplete` says what was left out (name: why and how to narrow). states are words separated by spaces: focused disabled selected checked mixed expanded collapsed read-only actions:a|b more:N out-of-view. list: one row per window (states focused, modal, no-a11y) or, with --apps, per app; apps that did not answer are rows with state not-answering.",
                 "x-columns": {
                     "read": desktop_core::table::READ_COLUMNS,
                     "list": desktop_core::table::WINDOW_COLUMNS,
@@ -129,7 +129,7 @@ fn schemas() -> Vec<(&'static str, Value)> {
                     "role": "short role (as `r` in JSON)",
                     "value": "value or text (never a password: `(hidden)`)",
                     "hint": "a word or two for a control without a name",
-                    "x,y,w,h": "bounds in screen units"
+                    "x,y,w,h": "bounds in screen units (in the window's, where its row says so)"
                 }
             }),
         ),

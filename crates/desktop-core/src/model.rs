@@ -291,8 +291,8 @@ mod tests {
         }
     }
 
-    /// Boxes relative to their window say so, in the JSON and the text form; screen boxes
-    /// add nothing.
+    /// Boxes relative to their window say so, in the JSON, the text form and CSV; screen
+    /// boxes add nothing.
     #[test]
     fn window_relative_boxes_are_marked() {
         let json = |d: &ReadData| serde_json::to_value(d).unwrap();
@@ -309,5 +309,16 @@ mod tests {
         assert!(!crate::render::read_text(&read(false), true).contains("relative"));
         // Without boxes shown there is nothing to say about them.
         assert!(!crate::render::read_text(&read(true), false).contains("relative"));
+        // CSV: in the window's row (its description).
+        let csv = crate::table::read_csv(&read(true));
+        let window_row = csv.lines().nth(1).unwrap();
+        assert!(
+            window_row.starts_with("0,,window,Form,form,,boxes relative to the window"),
+            "{csv}"
+        );
+        assert!(!crate::table::read_csv(&read(false)).contains("relative"));
+        let mut hidden = read(true);
+        hidden.bounds = false;
+        assert!(!crate::table::read_csv(&hidden).contains("relative"));
     }
 }

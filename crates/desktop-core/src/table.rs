@@ -68,7 +68,8 @@ fn number(n: u64) -> String {
 /// A read as CSV. The first row after the header is the window itself (id 0, role
 /// `window`, name its title, value its app); a last row of role `truncated` or
 /// `incomplete` says what was left out. `parent` is the id of the element holding this one
-/// (empty at the top).
+/// (empty at the top). Where boxes are relative to the window, not the screen, the
+/// window's row says so in its description.
 pub fn read_csv(data: &ReadData) -> String {
     let mut out = String::new();
     row(&mut out, READ_COLUMNS);
@@ -90,7 +91,11 @@ pub fn read_csv(data: &ReadData) -> String {
             &w.title,
             &w.app,
             "",
-            "",
+            if data.window_boxes && data.bounds {
+                "boxes relative to the window (not the screen)"
+            } else {
+                ""
+            },
             &x,
             &y,
             &bw,
