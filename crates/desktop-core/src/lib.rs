@@ -33,6 +33,7 @@ pub mod role;
 pub mod runs;
 pub mod screenshot;
 pub mod shot;
+pub mod stop;
 pub mod system;
 pub mod table;
 pub mod watch;

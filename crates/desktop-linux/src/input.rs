@@ -423,7 +423,13 @@ impl<'a> XKeyboard<'a> {
                 std::thread::sleep(REMAP_SETTLE);
             }
             let mut end = start;
+            let mut stopped = false;
             while end < chars.len() {
+                // A stop asked for (a signal to this process) ends the typing between keys.
+                if desktop_core::stop::requested() {
+                    stopped = true;
+                    break;
+                }
                 let k = keysym_for_char(chars[end]);
                 let (code, shift) = match self
                     .find(k)
@@ -436,6 +442,13 @@ impl<'a> XKeyboard<'a> {
                 end += 1;
             }
             self.x.sync()?;
+            if stopped {
+                if !self.bound.is_empty() {
+                    std::thread::sleep(REMAP_LINGER);
+                }
+                self.restore()?;
+                return Err(desktop_core::stop::interrupted());
+            }
             if end < chars.len() {
                 // Out of spare keys: let the app read what was typed, then rebind.
                 std::thread::sleep(REMAP_LINGER);

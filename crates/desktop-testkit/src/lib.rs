@@ -227,9 +227,15 @@ impl Desk {
 
     /// Starts `desktop-cli ARGS` in the background with its stdout piped (for `observe`).
     pub fn spawn_cli(&self, args: &[&str]) -> Child {
+        self.spawn_cli_with(args, &[])
+    }
+
+    /// [`Desk::spawn_cli`] with extra environment variables.
+    pub fn spawn_cli_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Child {
         Command::new(&self.bin)
             .args(args)
             .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .envs(vars.iter().copied())
             .env_remove("AT_SPI_BUS_ADDRESS")
             .current_dir(&self.work)
             .stdin(Stdio::null())

@@ -232,6 +232,8 @@ async fn acting(
 ) -> i32 {
     let t = std::time::Instant::now();
     let result = match desk(lent, g).await {
+        #[cfg(target_os = "linux")]
+        Ok(d) if lent.is_none() => interruptible(run(&d)).await,
         Ok(d) => run(&d).await,
         Err(e) => Err(e),
     };
@@ -254,6 +256,47 @@ async fn acting(
         }
     }
     code
+}
+
+/// An action run by this process itself (not the keeper, which finishes what it took):
+/// Ctrl+C or SIGTERM ends it between its steps, never between a key's press and its release
+/// (a key left down is repeated by X for good, and a held modifier changes every key after),
+/// then whatever is still held goes up and the answer says it may have been done in part.
+#[cfg(target_os = "linux")]
+async fn interruptible<T>(action: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return action.await;
+    };
+    // Typing goes out key by key without a pause to look at signals: it reads this flag.
+    for s in [rustix::process::Signal::INT, rustix::process::Signal::TERM] {
+        // SAFETY: the action only stores to an atomic, which is async-signal-safe.
+        #[allow(unsafe_code)]
+        let _ = unsafe { signal_hook_registry::register(s.as_raw(), desktop_core::stop::request) };
+    }
+    let result = tokio::select! {
+        r = action => r,
+        _ = int.recv() => Err(desktop_core::stop::interrupted()),
+        _ = term.recv() => Err(desktop_core::stop::interrupted()),
+    };
+    // A signal that came once the action was done and seen changes nothing of its answer.
+    if result.is_ok() || !desktop_core::stop::requested() {
+        return result;
+    }
+    let e = desktop_core::stop::interrupted();
+    match desktop_linux::release_held_input() {
+        Ok(n) if n > 0 => Err(desktop_core::Error {
+            message: format!(
+                "{} ({n} keys or buttons left held down were released)",
+                e.message
+            ),
+            ..e
+        }),
+        _ => Err(e),
+    }
 }
 
 type Valuing<'a> =

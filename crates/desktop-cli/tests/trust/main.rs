@@ -9,6 +9,7 @@ mod fuzz;
 mod hung;
 mod safety;
 mod settle;
+mod stop;
 mod tempo;
 
 use desktop_testkit::{Desk, Run};
@@ -121,5 +122,6 @@ fn main() {
     tests.extend(safety::TESTS);
     tests.extend(hung::TESTS);
     tests.extend(fuzz::TESTS);
+    tests.extend(stop::TESTS);
     desktop_testkit::run_tests(env, tests, |env, name| env.desk().screenshot(name))
 }

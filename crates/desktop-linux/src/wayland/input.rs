@@ -285,6 +285,11 @@ impl Devices {
             }
             self.ensure_keys(client, &part)?;
             for &k in &keysyms[start..end] {
+                // A stop asked for (a signal to this process) ends the typing between keys.
+                if desktop_core::stop::requested() {
+                    self.roundtrip(client)?;
+                    return Err(desktop_core::stop::interrupted());
+                }
                 self.tap(k)?;
                 if !delay.is_zero() {
                     self.roundtrip(client)?;
