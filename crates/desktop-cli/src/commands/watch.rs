@@ -24,6 +24,11 @@ pub async fn wait<D: Desktop>(d: &D, a: &WaitRequest) -> Result<Value> {
     serde_json::to_value(&waited).map_err(|e| desktop_core::Error::internal(e.to_string()))
 }
 
+/// A burst of change events is over once this passes without another...
+const BURST_QUIET: Duration = Duration::from_millis(3);
+/// ...or this long after its first event, whatever still comes.
+const BURST_MAX: Duration = Duration::from_millis(15);
+
 /// Reads the window with the observer's filters, asking again only about what changed.
 async fn observe_read<D: Desktop>(
     d: &D,
@@ -153,11 +158,22 @@ pub async fn observe_events<D: Desktop>(
                     None => stream = None,
                 }
                 look = interval;
-                // Let a burst of events settle into one read.
-                tokio::time::sleep(Duration::from_millis(15)).await;
-                if let Some(s) = stream.as_mut() {
-                    while let Some(c) = s.try_next() {
-                        note(&mut memo, &c);
+                // Let a burst of events settle into one read: it is over once 3 ms pass
+                // without one (an app's reaction to one input spans well under a
+                // millisecond), and read at the latest 15 ms after its first event.
+                let until = tokio::time::Instant::now() + BURST_MAX;
+                while let Some(s) = stream.as_mut() {
+                    let quiet = (tokio::time::Instant::now() + BURST_QUIET).min(until);
+                    match tokio::time::timeout_at(quiet, s.next()).await {
+                        Ok(Some(c)) => note(&mut memo, &c),
+                        Ok(None) => stream = None,
+                        Err(_) => break,
+                    }
+                    if tokio::time::Instant::now() >= until {
+                        while let Some(c) = stream.as_mut().and_then(|s| s.try_next()) {
+                            note(&mut memo, &c);
+                        }
+                        break;
                     }
                 }
                 false
