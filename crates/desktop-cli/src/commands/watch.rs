@@ -170,11 +170,12 @@ pub async fn observe_events<D: Desktop>(
                         Err(_) => break,
                     }
                     if tokio::time::Instant::now() >= until {
-                        while let Some(c) = stream.as_mut().and_then(|s| s.try_next()) {
-                            note(&mut memo, &c);
-                        }
                         break;
                     }
+                }
+                // What has come meanwhile goes into this read too.
+                while let Some(c) = stream.as_mut().and_then(|s| s.try_next()) {
+                    note(&mut memo, &c);
                 }
                 false
             }
