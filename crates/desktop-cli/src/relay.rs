@@ -178,7 +178,12 @@ pub async fn forward(g: &Global, command: &Command, out: Out) -> Option<i32> {
     } else {
         (ACTION_WAIT, false)
     };
-    let reply = match tokio::time::timeout(wait, exchange(stream, &request)).await {
+    let exchanged = tokio::time::timeout(wait, exchange(stream, &request));
+    let reply = match stopped_by_signal(exchanged, again).await {
+        Err(e) => return Some(out.err(&crate::command_name(), &e)),
+        Ok(r) => r,
+    };
+    let reply = match reply {
         Ok(Some(r)) => r,
         Ok(None) if again => return None,
         Err(_) if again => {
@@ -218,6 +223,31 @@ pub async fn forward(g: &Global, command: &Command, out: Out) -> Option<i32> {
             }
             None
         }
+    }
+}
+
+/// Waits for the keeper's answer; for an action (`!looks`), Ctrl+C or SIGTERM ends the wait
+/// instead: the connection closes with this process, so the keeper gives the action up at
+/// its next wait (between two keys of a slow typing) and releases what it left held, and
+/// the answer says it may have been done in part.
+async fn stopped_by_signal<T>(
+    waiting: impl std::future::Future<Output = T>,
+    looks: bool,
+) -> Result<T, desktop_core::Error> {
+    use tokio::signal::unix::{signal, SignalKind};
+    if looks {
+        return Ok(waiting.await);
+    }
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return Ok(waiting.await);
+    };
+    tokio::select! {
+        r = waiting => Ok(r),
+        _ = int.recv() => Err(desktop_core::stop::interrupted()),
+        _ = term.recv() => Err(desktop_core::stop::interrupted()),
     }
 }
 
@@ -312,6 +342,14 @@ struct Server {
     acting: tokio::sync::Mutex<()>,
 }
 
+impl Request {
+    /// Whether it is a command that only looks (what cannot parse takes no action).
+    fn looks(&self) -> bool {
+        let argv = std::iter::once("desktop-cli".to_string()).chain(self.args.iter().cloned());
+        Cli::try_parse_from(argv).map_or(true, |cli| looks(&cli.command))
+    }
+}
+
 impl Server {
     async fn desktop(&self) -> desktop_core::Result<&Platform> {
         self.desktop
@@ -376,10 +414,31 @@ async fn answer(server: Rc<Server>, stream: UnixStream) {
     if !matches!(got, Ok(Ok(n)) if n > 0) {
         return;
     }
+    // The command's process waits for the answer with its end of the socket open; if it
+    // ends first (Ctrl+C, a harness's timeout), the command is given up at its next wait
+    // (a slow typing between two keys), and what an action left held goes up.
+    let mut rest = rd.into_inner().into_inner();
+    let gone = async move {
+        let mut byte = [0u8; 1];
+        while let Ok(n) = rest.read(&mut byte).await {
+            if n == 0 {
+                break;
+            }
+        }
+    };
     let (reply, hand_over) = match serde_json::from_slice::<Request>(&line) {
         Ok(request) => {
             let newer = request.context.exe != server.here.exe && exe_replaced(&server.here.exe);
-            (server.run(request).await, newer)
+            let acts = !request.looks();
+            tokio::select! {
+                reply = server.run(request) => (reply, newer),
+                () = gone => {
+                    if acts {
+                        let _ = desktop_linux::release_held_input();
+                    }
+                    return;
+                }
+            }
         }
         Err(e) => (
             Reply::Declined {

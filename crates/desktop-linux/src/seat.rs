@@ -237,7 +237,28 @@ impl<'a> Keyboard<'a> {
         })
     }
 
-    /// Types `text` character by character, `delay` after each.
+    /// Types `text` with `delay` between keys, waiting on the runtime's timer rather than
+    /// holding the thread: a process serving other commands meanwhile (the keeper, the MCP
+    /// server) answers them while a slow typing goes on, and the typing can be given up at
+    /// any wait (no key is down then). Stops between keys when asked ([`desktop_core::stop`]).
+    pub async fn type_paced(&mut self, text: &str, delay: Duration) -> Result<()> {
+        if delay.is_zero() {
+            return self.type_text(text, delay);
+        }
+        let mut buf = [0u8; 4];
+        for (i, c) in text.chars().filter(|c| *c != '\r').enumerate() {
+            if i > 0 {
+                tokio::time::sleep(delay).await;
+            }
+            if desktop_core::stop::requested() {
+                return Err(desktop_core::stop::interrupted());
+            }
+            self.type_text(c.encode_utf8(&mut buf), Duration::ZERO)?;
+        }
+        Ok(())
+    }
+
+    /// Types `text` character by character, `delay` after each, holding the thread.
     pub fn type_text(&mut self, text: &str, delay: Duration) -> Result<()> {
         match self {
             Keyboard::X(k) => k.type_text(text, delay),

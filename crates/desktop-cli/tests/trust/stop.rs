@@ -1,21 +1,38 @@
-//! A process acting by itself (`DESKTOP_CLI_DIRECT=1`, no keeper) asked to stop with SIGTERM
-//! in the middle of slow typing: it stops between keys, answers with an envelope, and leaves
-//! no key held down (a held key repeats; a held Shift would capitalize what comes next).
+//! A command asked to stop with SIGTERM in the middle of slow typing, whether it acts by
+//! itself (`DESKTOP_CLI_DIRECT=1`) or the desktop's keeper acts for it: the typing stops
+//! between keys, the command answers with an envelope, and no key is left held down (a held
+//! key repeats; a held Shift would capitalize what comes next). While the keeper types
+//! slowly, it answers other commands.
 
-use crate::{ids, Env, Test, GTK};
+use crate::{ids, Env, Test, GTK, QT};
 use desktop_testkit::wait_until;
 use rustix::process::{kill_process, Pid, Signal};
 use std::time::{Duration, Instant};
 
-pub const TESTS: &[(&str, Test)] = &[(
-    "stop::sigterm_ends_direct_typing_between_keys_nothing_left_held",
-    gtk,
-)];
+pub const TESTS: &[(&str, Test)] = &[
+    (
+        "stop::sigterm_ends_direct_typing_between_keys_nothing_left_held",
+        direct,
+    ),
+    (
+        "stop::sigterm_ends_the_keepers_typing_which_answers_others_meanwhile",
+        keeper,
+    ),
+];
 
 /// Shift goes down and up for every other key.
 const TEXT: &str = "AbCdEfGhIjKlMnOpQrStUvWxYz";
 
-fn gtk(env: &Env) {
+fn direct(env: &Env) {
+    stopped(env, &[("DESKTOP_CLI_DIRECT", "1")]);
+}
+
+fn keeper(env: &Env) {
+    stopped(env, &[]);
+}
+
+/// Slow typing into the GTK form's name field, stopped by SIGTERM; `vars` for the command.
+fn stopped(env: &Env, vars: &[(&str, &str)]) {
     let [name, email]: [String; 2] = ids(env, GTK, &[("input", "Full name"), ("input", "Email")])
         .try_into()
         .unwrap();
@@ -28,11 +45,20 @@ fn gtk(env: &Env) {
         &[
             "type", "--id", &name, "--delay", "80", TEXT, "--window", GTK,
         ],
-        &[("DESKTOP_CLI_DIRECT", "1")],
+        vars,
     );
     wait_until(Duration::from_secs(10), "the typing to begin", || {
         (fields.text(GTK, "Full name").chars().count() >= 3).then_some(())
     });
+    let mut child = child;
+    if vars.is_empty() {
+        // The keeper types between its waits: another app's read is answered meanwhile.
+        env.ok(&["read", "--window", QT, "-i"]);
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the read waited for the whole typing"
+        );
+    }
     let pid = Pid::from_raw(child.id() as i32).unwrap();
     let asked = Instant::now();
     kill_process(pid, Signal::TERM).unwrap();

@@ -119,7 +119,7 @@ impl LinuxDesktop {
             self.consumed(live.window_id, &live.app)?;
             format!("{}{first}", before.text)
         };
-        kb.type_text(text, opts.delay)?;
+        kb.type_paced(text, opts.delay).await?;
         if committed(text).is_none() && !text.is_empty() {
             kb.press(&Combo::parse("Return")?)?;
         }

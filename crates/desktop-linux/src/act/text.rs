@@ -279,7 +279,7 @@ impl LinuxDesktop {
             }
             _ => Expect::Nothing,
         };
-        kb.type_text(text, opts.delay)?;
+        kb.type_paced(text, opts.delay).await?;
         drop(kb);
         let wait = TEXT_WAIT + TEXT_WAIT_PER_CHAR * text.chars().count() as u32;
         let settled = self
@@ -307,7 +307,7 @@ impl LinuxDesktop {
         opts: TypeOptions,
     ) -> Result<ActionResult> {
         let x = self.x()?;
-        Keyboard::new(x)?.type_text(text, opts.delay)?;
+        Keyboard::new(x)?.type_paced(text, opts.delay).await?;
         let r = ActionResult::new("type", Route::Input).with("chars", text.chars().count());
         let wid = w.id.and_then(|i| u32::try_from(i).ok());
         let closed = (self.consumed(wid, &w.app)? == Taken::Closed)
