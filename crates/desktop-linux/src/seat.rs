@@ -132,6 +132,8 @@ impl<'a> Seat<'a> {
             d.button(button, true)?;
             d.roundtrip(c)
         })?;
+        // Up again however the drag ends: an error, or given up at one of its waits.
+        let held = WlHeldButton { w, button };
         const STEPS: i32 = 12;
         for i in 1..=STEPS {
             let x = from.0 + (to.0 - from.0) * i / STEPS;
@@ -142,10 +144,7 @@ impl<'a> Seat<'a> {
             })?;
             tokio::time::sleep(Duration::from_millis(8)).await;
         }
-        w.with_devices(|d, c| {
-            d.button(button, false)?;
-            d.roundtrip(c)
-        })
+        held.release()
     }
 
     /// Raises a top-level window and gives it the keyboard focus.
@@ -219,6 +218,35 @@ impl<'a> Seat<'a> {
             Seat::X(x) => x.sync(),
             Seat::Wayland(w) => w.with_devices(|d, c| d.roundtrip(c)),
         }
+    }
+}
+
+/// A virtual pointer's button pressed by a drag: released by [`WlHeldButton::release`], or
+/// when dropped.
+struct WlHeldButton<'a> {
+    w: &'a Wl,
+    button: Button,
+}
+
+impl WlHeldButton<'_> {
+    fn up(&self) -> Result<()> {
+        self.w.with_devices(|d, c| {
+            d.button(self.button, false)?;
+            d.roundtrip(c)
+        })
+    }
+
+    /// Releases the button, saying whether that worked.
+    fn release(self) -> Result<()> {
+        let r = self.up();
+        std::mem::forget(self);
+        r
+    }
+}
+
+impl Drop for WlHeldButton<'_> {
+    fn drop(&mut self) {
+        let _ = self.up();
     }
 }
 
