@@ -331,24 +331,9 @@ def bench_see():
     t0, c0 = time.perf_counter(), cpu_ticks(proc.pid)
     time.sleep(10)
     idle_cpu = (cpu_ticks(proc.pid) - c0) / hz / (time.perf_counter() - t0) * 100
-    while not lines.empty():
-        lines.get()
     # Change to event: each click inserts a button; time from the click's return to its event.
-    delays = []
-    for _ in range(10):
-        r = subprocess.run([BIN, "click", "--text", "Insert Above", "--app", "chromium"], capture_output=True, text=True)
-        t = time.perf_counter()
-        if r.returncode != 0:
-            continue
-        try:
-            while True:
-                at, ev = lines.get(timeout=3.0)
-                if ev.get("type") == "added":
-                    delays.append((at - t) * 1000)
-                    break
-        except queue.Empty:
-            pass
-        time.sleep(0.3)
+    from observe_delay import change_to_event
+    delays = change_to_event(BIN, lines, 10)
     proc.send_signal(2)
     proc.wait(timeout=5)
     return {

@@ -16,20 +16,9 @@ import threading
 import time
 
 
-def main():
-    bin_ = sys.argv[1]
-    n = int(sys.argv[2]) if len(sys.argv) > 2 else 10
-    proc = subprocess.Popen([bin_, "observe", "--app", "chromium", "--visible-only=false", "--ignore-bounds",
-                             "--ignore-focus"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    lines = queue.Queue()
-
-    def pump():
-        for line in proc.stdout:
-            lines.put((time.perf_counter(), json.loads(line)))
-
-    threading.Thread(target=pump, daemon=True).start()
-    lines.get(timeout=20)  # the snapshot
-    time.sleep(1.0)
+def change_to_event(bin_, lines, n):
+    """Clicks "Insert Above" `n` times; each delay (ms) from the click's return to the `added`
+    line in `lines` (a queue of (arrival time, event) from the running observe)."""
     while not lines.empty():
         lines.get()
     delays = []
@@ -48,6 +37,24 @@ def main():
         except queue.Empty:
             pass
         time.sleep(0.3)
+    return delays
+
+
+def main():
+    bin_ = sys.argv[1]
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 10
+    proc = subprocess.Popen([bin_, "observe", "--app", "chromium", "--visible-only=false", "--ignore-bounds",
+                             "--ignore-focus"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    lines = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            lines.put((time.perf_counter(), json.loads(line)))
+
+    threading.Thread(target=pump, daemon=True).start()
+    lines.get(timeout=20)  # the snapshot
+    time.sleep(1.0)
+    delays = change_to_event(bin_, lines, n)
     proc.send_signal(2)
     proc.wait(timeout=5)
     print(json.dumps({"median_ms": round(statistics.median(delays), 1) if delays else None,

@@ -234,20 +234,13 @@ async fn stopped_by_signal<T>(
     waiting: impl std::future::Future<Output = T>,
     looks: bool,
 ) -> Result<T, desktop_core::Error> {
-    use tokio::signal::unix::{signal, SignalKind};
     if looks {
         return Ok(waiting.await);
     }
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return Ok(waiting.await);
-    };
     tokio::select! {
+        biased;
+        () = crate::commands::watch::interrupted() => Err(desktop_core::stop::interrupted()),
         r = waiting => Ok(r),
-        _ = int.recv() => Err(desktop_core::stop::interrupted()),
-        _ = term.recv() => Err(desktop_core::stop::interrupted()),
     }
 }
 
@@ -342,14 +335,6 @@ struct Server {
     acting: tokio::sync::Mutex<()>,
 }
 
-impl Request {
-    /// Whether it is a command that only looks (what cannot parse takes no action).
-    fn looks(&self) -> bool {
-        let argv = std::iter::once("desktop-cli".to_string()).chain(self.args.iter().cloned());
-        Cli::try_parse_from(argv).map_or(true, |cli| looks(&cli.command))
-    }
-}
-
 impl Server {
     async fn desktop(&self) -> desktop_core::Result<&Platform> {
         self.desktop
@@ -361,7 +346,8 @@ impl Server {
             .await
     }
 
-    async fn run(&self, request: Request) -> Reply {
+    /// Runs the request; `acting` is set once it holds the turn to act (an action started).
+    async fn run(&self, request: Request, acting: &std::cell::Cell<bool>) -> Reply {
         let declined = |why: &str| Reply::Declined { why: why.into() };
         if request.context != self.here {
             return declined(if request.context.exe == self.here.exe {
@@ -388,7 +374,9 @@ impl Server {
         let _turn = if looks(&cli.command) {
             None
         } else {
-            Some(self.acting.lock().await)
+            let turn = self.acting.lock().await;
+            acting.set(true);
+            Some(turn)
         };
         let run = crate::commands::dispatch_on(Some(d), cli, out);
         let (code, printed) = output::capture(run).await;
@@ -429,11 +417,11 @@ async fn answer(server: Rc<Server>, stream: UnixStream) {
     let (reply, hand_over) = match serde_json::from_slice::<Request>(&line) {
         Ok(request) => {
             let newer = request.context.exe != server.here.exe && exe_replaced(&server.here.exe);
-            let acts = !request.looks();
+            let acting = std::cell::Cell::new(false);
             tokio::select! {
-                reply = server.run(request) => (reply, newer),
+                reply = server.run(request, &acting) => (reply, newer),
                 () = gone => {
-                    if acts {
+                    if acting.get() {
                         let _ = desktop_linux::release_held_input();
                     }
                     return;

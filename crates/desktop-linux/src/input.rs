@@ -260,13 +260,19 @@ impl X {
 
     /// Presses at `from`, moves in steps to `to`, releases: toolkits that wait for motion
     /// before they start a drag see it.
+    /// Releases a pointer button.
+    pub(crate) fn button_up(&self, button: Button) -> Result<()> {
+        self.fake(BUTTON_RELEASE, x_button(button), 0, 0)?;
+        self.sync()
+    }
+
     pub async fn drag(&self, from: (i32, i32), to: (i32, i32), button: Button) -> Result<()> {
         self.check_on_screen(to.0, to.1)?;
         self.move_pointer(from.0, from.1)?;
         self.fake(BUTTON_PRESS, x_button(button), 0, 0)?;
         // Up again however the drag ends: an error, or given up at one of its waits
         // (a cancelled request, its command's process gone).
-        let held = HeldButton { x: self, button };
+        let held = crate::seat::HeldButton::new(crate::seat::Seat::X(self), button);
         self.sync()?;
         const STEPS: i32 = 12;
         for i in 1..=STEPS {
@@ -277,32 +283,6 @@ impl X {
             tokio::time::sleep(Duration::from_millis(8)).await;
         }
         held.release()
-    }
-}
-
-/// A pointer button pressed by a drag: released by [`HeldButton::release`], or when dropped.
-struct HeldButton<'a> {
-    x: &'a X,
-    button: Button,
-}
-
-impl HeldButton<'_> {
-    fn up(&self) -> Result<()> {
-        self.x.fake(BUTTON_RELEASE, x_button(self.button), 0, 0)?;
-        self.x.sync()
-    }
-
-    /// Releases the button, saying whether that worked.
-    fn release(self) -> Result<()> {
-        let r = self.up();
-        std::mem::forget(self);
-        r
-    }
-}
-
-impl Drop for HeldButton<'_> {
-    fn drop(&mut self) {
-        let _ = self.up();
     }
 }
 

@@ -133,7 +133,7 @@ impl<'a> Seat<'a> {
             d.roundtrip(c)
         })?;
         // Up again however the drag ends: an error, or given up at one of its waits.
-        let held = WlHeldButton { w, button };
+        let held = HeldButton::new(*self, button);
         const STEPS: i32 = 12;
         for i in 1..=STEPS {
             let x = from.0 + (to.0 - from.0) * i / STEPS;
@@ -221,30 +221,38 @@ impl<'a> Seat<'a> {
     }
 }
 
-/// A virtual pointer's button pressed by a drag: released by [`WlHeldButton::release`], or
-/// when dropped.
-struct WlHeldButton<'a> {
-    w: &'a Wl,
+/// A pointer button pressed by a drag: released by [`HeldButton::release`], or when dropped
+/// (the drag ended by an error, or given up at one of its waits).
+pub(crate) struct HeldButton<'a> {
+    seat: Seat<'a>,
     button: Button,
 }
 
-impl WlHeldButton<'_> {
+impl<'a> HeldButton<'a> {
+    /// Takes charge of `button`, already pressed on `seat`.
+    pub fn new(seat: Seat<'a>, button: Button) -> Self {
+        Self { seat, button }
+    }
+
     fn up(&self) -> Result<()> {
-        self.w.with_devices(|d, c| {
-            d.button(self.button, false)?;
-            d.roundtrip(c)
-        })
+        match self.seat {
+            Seat::X(x) => x.button_up(self.button),
+            Seat::Wayland(w) => w.with_devices(|d, c| {
+                d.button(self.button, false)?;
+                d.roundtrip(c)
+            }),
+        }
     }
 
     /// Releases the button, saying whether that worked.
-    fn release(self) -> Result<()> {
+    pub fn release(self) -> Result<()> {
         let r = self.up();
         std::mem::forget(self);
         r
     }
 }
 
-impl Drop for WlHeldButton<'_> {
+impl Drop for HeldButton<'_> {
     fn drop(&mut self) {
         let _ = self.up();
     }

@@ -264,13 +264,6 @@ async fn acting(
 /// then whatever is still held goes up and the answer says it may have been done in part.
 #[cfg(target_os = "linux")]
 async fn interruptible<T>(action: impl std::future::Future<Output = Result<T>>) -> Result<T> {
-    use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        return action.await;
-    };
     // Typing goes out key by key without a pause to look at signals: it reads this flag.
     for s in [rustix::process::Signal::INT, rustix::process::Signal::TERM] {
         // SAFETY: the action only stores to an atomic, which is async-signal-safe.
@@ -278,9 +271,9 @@ async fn interruptible<T>(action: impl std::future::Future<Output = Result<T>>) 
         let _ = unsafe { signal_hook_registry::register(s.as_raw(), desktop_core::stop::request) };
     }
     let result = tokio::select! {
+        biased;
+        () = watch::interrupted() => Err(desktop_core::stop::interrupted()),
         r = action => r,
-        _ = int.recv() => Err(desktop_core::stop::interrupted()),
-        _ = term.recv() => Err(desktop_core::stop::interrupted()),
     };
     // A signal that came once the action was done and seen changes nothing of its answer.
     if result.is_ok() || !desktop_core::stop::requested() {

@@ -49,8 +49,9 @@ fn remember<D: Desktop>(d: &D, data: &ReadData) {
     let _ = desktop_core::refs::RefMap::remember(&d.refs_path(), data);
 }
 
-/// Completes on Ctrl+C, and on Unix on SIGTERM too (`observe` then ends with `done`).
-async fn interrupted() {
+/// Completes on Ctrl+C, and on Unix on SIGTERM too (`observe` then ends with `done`; an
+/// action is given up). The signals are taken over at its first poll.
+pub(crate) async fn interrupted() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
