@@ -17,6 +17,7 @@ mod fake_tests;
 pub mod filedialog;
 pub mod filter;
 pub mod hint;
+mod jpeg;
 pub mod keys;
 pub mod menu;
 pub mod model;

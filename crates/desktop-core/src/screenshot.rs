@@ -178,7 +178,14 @@ pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) 
         }
     }
     let scale = shrink * capture.scale;
-    let mut img = shot::render(&capture, scale, &marks, a.grid);
+    let shown = capture.area();
+    // The inset magnifies the captured pixels; without one, the frame's pixels become the
+    // image where they need no scaling.
+    let mut img = if a.overlays.inset.is_some() {
+        shot::render(&capture, scale, &marks, a.grid)
+    } else {
+        shot::render_taking(&mut capture, scale, &marks, a.grid)
+    };
     // Whatever is drawn to point with, the exact geometry goes with it.
     let banner = a.overlays.banner || a.annotate || a.grid || a.overlays.pointer();
     let drawn = overlay::draw(&mut img, &capture, scale, pointer, &a.overlays, banner);
@@ -188,7 +195,6 @@ pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) 
             None => note,
         });
     }
-    let shown = capture.area();
     let bytes = shot::encode(&img, enc)
         .map_err(|e| Error::internal(format!("cannot encode the image: {e}")))?;
     let png = enc == Encoding::Png;

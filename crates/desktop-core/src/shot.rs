@@ -85,15 +85,41 @@ const WHITE: Rgb<u8> = Rgb([255, 255, 255]);
 /// Scales the capture to `scale` image pixels per screen unit, then draws the grid (screen
 /// coordinates) and the marks.
 pub fn render(capture: &Capture, scale: f64, marks: &[Mark], grid: bool) -> RgbImage {
+    let img = resized(capture, scale).unwrap_or_else(|| capture.image.clone());
+    draw_marks(img, capture, scale, marks, grid)
+}
+
+/// As `render`, but where the capture is shown at its own size its pixels become the image
+/// rather than being copied (a 4K frame is 24 MB): the capture is left with no pixels, its
+/// origin and scale kept.
+pub fn render_taking(capture: &mut Capture, scale: f64, marks: &[Mark], grid: bool) -> RgbImage {
+    let img = match resized(capture, scale) {
+        Some(img) => img,
+        None => std::mem::take(&mut capture.image),
+    };
+    draw_marks(img, capture, scale, marks, grid)
+}
+
+/// The capture at `scale` image pixels per screen unit; `None` where that is its own size.
+fn resized(capture: &Capture, scale: f64) -> Option<RgbImage> {
     let (w, h) = capture.image.dimensions();
     let resize = scale / capture.scale;
-    let mut img = if (resize - 1.0).abs() < 1e-9 {
-        capture.image.clone()
-    } else {
-        let sw = ((f64::from(w) * resize).round() as u32).max(1);
-        let sh = ((f64::from(h) * resize).round() as u32).max(1);
-        scaled(&capture.image, sw, sh)
-    };
+    if (resize - 1.0).abs() < 1e-9 {
+        return None;
+    }
+    let sw = ((f64::from(w) * resize).round() as u32).max(1);
+    let sh = ((f64::from(h) * resize).round() as u32).max(1);
+    Some(scaled(&capture.image, sw, sh))
+}
+
+/// Draws the grid and the marks on `img`, the capture rendered at `scale`.
+fn draw_marks(
+    mut img: RgbImage,
+    capture: &Capture,
+    scale: f64,
+    marks: &[Mark],
+    grid: bool,
+) -> RgbImage {
     let to_img = |x: i32, y: i32| {
         (
             (f64::from(x - capture.origin.0) * scale).round() as i64,
@@ -148,8 +174,9 @@ fn label(img: &mut RgbImage, x: i64, y: i64, s: &str, c: Rgb<u8>) {
 fn draw_grid(img: &mut RgbImage, capture: &Capture, scale: f64) {
     let (w, h) = (i64::from(img.width()), i64::from(img.height()));
     let (ox, oy) = capture.origin;
-    let area = capture.area();
-    let (cw, ch) = (area.w, area.h);
+    // The screen units shown, from the image (the capture may have given it its pixels).
+    let units = |px: i64| (px as f64 / scale).round() as i32;
+    let (cw, ch) = (units(w), units(h));
     let line = Rgb([255, 0, 0]);
     let first = |o: i32| ((o + 49).div_euclid(50)) * 50;
     let mut sx = first(ox);
@@ -190,33 +217,30 @@ pub enum EncodeError {
 }
 
 /// Encodes as PNG (fast compression: screenshots are big and short-lived) or JPEG
-/// (`jpeg-encoder`: about 3.5x faster here than the `image` crate's own encoder).
+/// (`jpeg-encoder`, about 3.5x faster here than the `image` crate's own encoder, on every
+/// core: `jpeg`).
 pub fn encode(img: &RgbImage, enc: Encoding) -> Result<Vec<u8>, EncodeError> {
-    let mut out = Vec::with_capacity(img.len() / 4);
     match enc {
         Encoding::Png => {
+            let mut out = Vec::with_capacity(img.len() / 4);
             PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Adaptive)
                 .write_image(
                     img.as_raw(),
                     img.width(),
                     img.height(),
                     image::ExtendedColorType::Rgb8,
-                )?
+                )?;
+            Ok(out)
         }
         Encoding::Jpeg { quality } => {
             let (w, h) = (u16::try_from(img.width()), u16::try_from(img.height()));
             let (Ok(w), Ok(h)) = (w, h) else {
                 return Err(EncodeError::TooLarge);
             };
-            jpeg_encoder::Encoder::new(&mut out, quality.clamp(1, 100)).encode(
-                img.as_raw(),
-                w,
-                h,
-                jpeg_encoder::ColorType::Rgb,
-            )?;
+            let parts = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+            Ok(crate::jpeg::encode(img.as_raw(), w, h, quality, parts)?)
         }
     }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -312,6 +336,21 @@ mod tests {
         let minor = img.get_pixel(50, 140).0[1];
         let major = img.get_pixel(100, 140).0[1];
         assert!(major < minor, "major lines are stronger");
+    }
+
+    #[test]
+    fn taking_the_pixels_renders_what_copying_does() {
+        let mark = Mark {
+            id: 7,
+            rect: Rect::new(200, 150, 100, 60),
+        };
+        for (c, scale) in [(capture(), 1.0), (capture(), 0.5), (retina(), 2.0)] {
+            let copied = render(&c, scale, &[mark], true);
+            let mut taken = c.clone();
+            let img = render_taking(&mut taken, scale, &[mark], true);
+            assert!(img == copied, "at scale {scale}");
+            assert_eq!(taken.origin, c.origin);
+        }
     }
 
     #[test]
