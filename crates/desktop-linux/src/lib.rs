@@ -220,9 +220,13 @@ impl LinuxDesktop {
     }
 
     /// Keeps per-app connections and caches between calls, invalidated by the apps' own
-    /// change signals: for a long-lived process (the MCP server).
+    /// change signals, and the last capture's shared memory: for a long-lived process (the
+    /// MCP server).
     pub fn keep_warm(&mut self) {
         self.warm = Some(warm::Warm::default());
+        if let Some(x) = &self.x {
+            x.frames.keep();
+        }
     }
 
     /// Lets go of the warm state of apps no read asked for in `idle`.

@@ -33,6 +33,8 @@ pub struct X {
     atoms: Atoms,
     /// The RandR version agreed on, asked the first time displays are (`displays`).
     pub(crate) randr: std::sync::OnceLock<Option<(u32, u32)>>,
+    /// Shared-memory segments for captures (`capture`).
+    pub(crate) frames: crate::capture::Frames,
 }
 
 impl std::fmt::Debug for X {
@@ -130,6 +132,7 @@ impl X {
             screen,
             atoms,
             randr: std::sync::OnceLock::new(),
+            frames: crate::capture::Frames::default(),
         })
     }
 

@@ -109,14 +109,14 @@ async fn keep(
     Ok(())
 }
 
-fn encode(capture: shot::Capture, screen: Rect, width: u32, seq: u64) -> Result<Frame> {
+fn encode(mut capture: shot::Capture, screen: Rect, width: u32, seq: u64) -> Result<Frame> {
     let (w, _) = capture.image.dimensions();
     let scale = if w > width {
         capture.scale * f64::from(width) / f64::from(w)
     } else {
         capture.scale
     };
-    let img = shot::render(&capture, scale, &[], false);
+    let img = shot::render_taking(&mut capture, scale, &[], false);
     let jpeg = shot::encode(&img, Encoding::Jpeg { quality: QUALITY })
         .map_err(|e| desktop_core::Error::internal(format!("cannot encode a frame: {e}")))?;
     Ok(Frame {
