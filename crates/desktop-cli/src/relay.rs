@@ -1,5 +1,6 @@
-//! Commands answered by the keeper (Linux): a one-shot `read`, `list`, `wait` or element
-//! action (click, hover, type, press, focus, scroll, drag, set-value, toggle, action) hands
+//! Commands answered by the keeper (Linux): a one-shot `read`, `list`, `wait`, `screenshot`
+//! or element action (click, hover, type, press, focus, scroll, drag, set-value, toggle,
+//! action) hands
 //! its command line to the desktop's keeper, which runs it on what it keeps warm — per-app
 //! connections, caches and window mirrors kept true by the apps' own signals, as the MCP
 //! server does — and hands back what the command prints. When anything is amiss before the
@@ -96,6 +97,8 @@ struct Request {
     context: Context,
     /// The command line after the program's name.
     args: Vec<String>,
+    /// The command's working folder, which a screenshot's `--output` is relative to.
+    cwd: std::path::PathBuf,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -116,15 +119,16 @@ fn direct() -> bool {
         || std::env::var_os("DESKTOP_CLI_NO_KEEPER").is_some_and(|v| v != "0")
 }
 
-/// Whether the keeper may run `command`: reads, and actions on elements, points and keys.
-/// Not what starts programs, changes windows, streams, writes files named relative to this
-/// process's folder, or reads this process's input.
+/// Whether the keeper may run `command`: reads, screenshots, and actions on elements,
+/// points and keys. Not what starts programs, changes windows, streams, or reads this
+/// process's input.
 pub fn served(command: &Command) -> bool {
     matches!(
         command,
         Command::Read(_)
             | Command::List(_)
             | Command::Wait(_)
+            | Command::Screenshot(_)
             | Command::Click(_)
             | Command::Hover(_)
             | Command::Type(_)
@@ -138,11 +142,12 @@ pub fn served(command: &Command) -> bool {
     )
 }
 
-/// Whether `command` only looks (several may run at once).
+/// Whether `command` only looks (several may run at once). A screenshot raises the window
+/// it is of, as it did when run by its own process, and takes no turn.
 fn looks(command: &Command) -> bool {
     matches!(
         command,
-        Command::Read(_) | Command::List(_) | Command::Wait(_)
+        Command::Read(_) | Command::List(_) | Command::Wait(_) | Command::Screenshot(_)
     )
 }
 
@@ -168,6 +173,7 @@ pub async fn forward(g: &Global, command: &Command, out: Out) -> Option<i32> {
     let request = Request {
         context: Context::here(&address)?,
         args,
+        cwd: std::env::current_dir().ok()?,
     };
     // A look the keeper does not finish is made again here. An action is never run twice:
     // once handed over it may have happened, so the keeper's silence is reported instead
@@ -357,9 +363,15 @@ impl Server {
             });
         }
         let argv = std::iter::once("desktop-cli".to_string()).chain(request.args);
-        let Ok(cli) = Cli::try_parse_from(argv) else {
+        let Ok(mut cli) = Cli::try_parse_from(argv) else {
             return declined("not a command line it reads");
         };
+        // The image goes where the command's own process would have written it.
+        if let Command::Screenshot(a) = &mut cli.command {
+            if let Some(p) = a.output.as_mut().filter(|p| p.is_relative()) {
+                *p = request.cwd.join(&*p);
+            }
+        }
         let out = Out::of(&cli);
         if !served(&cli.command) {
             return declined("not a command it runs");

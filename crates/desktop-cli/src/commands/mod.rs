@@ -166,8 +166,8 @@ pub async fn dispatch_on(lent: Option<&Platform>, cli: Cli, out: Out) -> i32 {
             }
         }
         Command::Screenshot(a) => {
-            let r = match (a.request(g.format), connect(&g).await) {
-                (Ok(req), Ok(d)) => shot::run(&d, &req, a.output.as_deref()).await,
+            let r = match (a.request(g.format), desk(lent, &g).await) {
+                (Ok(req), Ok(d)) => shot::run(&*d, &req, a.output.as_deref()).await,
                 (Err(e), _) | (_, Err(e)) => Err(e),
             };
             match r {

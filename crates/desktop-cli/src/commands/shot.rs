@@ -65,7 +65,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 pub struct Written {
     #[serde(flatten)]
     pub info: ShotInfo,
-    /// The file written (`--output`).
+    /// The file written (`--output`), as an absolute path.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// The image itself, without `--output`.
@@ -89,7 +89,9 @@ pub async fn run<D: Desktop>(d: &D, a: &ShotRequest, output: Option<&Path>) -> R
     match output {
         Some(p) => {
             write_atomic(p, &shot.bytes)?;
-            // A path need not be UTF-8; the envelope shows it readably.
+            // Absolute, whichever process wrote it (the keeper is given it so); a path need
+            // not be UTF-8, and the envelope shows it readably.
+            let p = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
             written.path = Some(p.to_string_lossy().into_owned());
         }
         None => {
