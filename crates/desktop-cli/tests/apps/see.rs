@@ -502,7 +502,9 @@ impl Watch {
         let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
         let status = self.child.wait().unwrap();
         assert!(status.success(), "observe exits 0 on Ctrl+C");
-        let rest: Vec<Value> = self.lines.try_iter().collect();
+        // Up to the reader's end of the output: it may still be passing on the last line
+        // when the process has exited.
+        let rest: Vec<Value> = self.lines.iter().collect();
         rest.last().cloned().unwrap_or(Value::Null)
     }
 }
