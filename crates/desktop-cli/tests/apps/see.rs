@@ -502,9 +502,12 @@ impl Watch {
         let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
         let status = self.child.wait().unwrap();
         assert!(status.success(), "observe exits 0 on Ctrl+C");
-        // Up to the reader's end of the output: it may still be passing on the last line
-        // when the process has exited.
-        let rest: Vec<Value> = self.lines.iter().collect();
+        // Up to the reader's end of the output (it may still be passing on the last line
+        // when the process has exited), bounded.
+        let mut rest = Vec::new();
+        while let Ok(v) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            rest.push(v);
+        }
         rest.last().cloned().unwrap_or(Value::Null)
     }
 }
