@@ -79,6 +79,7 @@ pub fn encode(
             .collect()
     });
     let mut out = Vec::new();
+    let count = bands.len();
     for (k, band) in bands.into_iter().enumerate() {
         let band = band?;
         let (height_at, scan) = layout(&band).ok_or_else(malformed)?;
@@ -90,7 +91,7 @@ pub fn encode(
         if k == 0 {
             // The first band's headers (with the restart interval) head the whole image,
             // its height made the frame's.
-            out.reserve(band.len() * rgb.len().div_ceil(band_px * row_bytes).max(1));
+            out.reserve(band.len() * count);
             out.extend_from_slice(&band[..body]);
             out[height_at..height_at + 2].copy_from_slice(&height.to_be_bytes());
         } else {

@@ -173,7 +173,7 @@ fn scaled(img: &RgbImage, w: u32, h: u32) -> RgbImage {
         }
         Some(())
     };
-    let parts = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let parts = cores();
     let bands = (h as usize).div_ceil(BAND);
     let per = bands.div_ceil(parts) * BAND;
     let done = if parts < 2 || bands < 2 {
@@ -191,6 +191,11 @@ fn scaled(img: &RgbImage, w: u32, h: u32) -> RgbImage {
     done.then(|| RgbImage::from_raw(w, h, out))
         .flatten()
         .unwrap_or_else(|| imageops::resize(img, w, h, imageops::FilterType::Triangle))
+}
+
+/// How many threads a frame's work is split across.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
 }
 
 /// An id tag in the mark's colour at the top-left corner of its box (inside the image).
@@ -272,7 +277,7 @@ pub fn encode(img: &RgbImage, enc: Encoding) -> Result<Vec<u8>, EncodeError> {
             let (Ok(w), Ok(h)) = (w, h) else {
                 return Err(EncodeError::TooLarge);
             };
-            let parts = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+            let parts = cores();
             Ok(crate::jpeg::encode(img.as_raw(), w, h, quality, parts)?)
         }
     }

@@ -33,38 +33,76 @@ fn id_of(read: &Value, role: &str, name: &str) -> String {
 
 /// One tool call over stdio to a fresh `desktop-cli mcp`; its result.
 pub(crate) fn mcp_call(env: &Env, tool: &str, args: Value) -> Value {
-    let mut child = Command::new(BIN)
-        .arg("mcp")
-        .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .env_remove("AT_SPI_BUS_ADDRESS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for msg in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    McpSession::start(env).call(tool, args)
+}
+
+/// A `desktop-cli mcp` over stdio, initialized, kept for as many calls as a test makes
+/// (a long-lived server keeps its connections and capture memory between them).
+pub(crate) struct McpSession {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
+    next: u64,
+}
+
+impl McpSession {
+    pub(crate) fn start(env: &Env) -> McpSession {
+        let mut child = Command::new(BIN)
+            .arg("mcp")
+            .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env_remove("AT_SPI_BUS_ADDRESS")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut m = McpSession {
+            child,
+            stdin,
+            lines,
+            next: 1,
+        };
+        m.send(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "activity-test", "version": "1"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": tool, "arguments": args}}),
-    ] {
-        writeln!(stdin, "{msg}").unwrap();
+            "clientInfo": {"name": "apps-test", "version": "1"}}}),
+        );
+        m.answer(0);
+        m.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        m
     }
-    let mut answer = Value::Null;
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
-        if v["id"] == 2 {
-            answer = v;
-            break;
+
+    /// One tool call; the whole JSON-RPC answer.
+    pub(crate) fn call(&mut self, tool: &str, args: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": args}}));
+        self.answer(id)
+    }
+
+    fn send(&mut self, msg: Value) {
+        writeln!(self.stdin, "{msg}").unwrap();
+    }
+
+    fn answer(&mut self, id: u64) -> Value {
+        for line in self.lines.by_ref() {
+            let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
+            if v["id"] == id {
+                return v;
+            }
         }
+        panic!("the MCP server ended before answering {id}");
     }
-    drop(stdin);
-    let _ = child.kill();
-    let _ = child.wait();
-    answer
+}
+
+impl Drop for McpSession {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 fn log(env: &Env, args: &[&str]) -> Vec<Value> {

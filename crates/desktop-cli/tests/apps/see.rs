@@ -1,5 +1,6 @@
 //! Screenshots, clipboard, wait and observe against the real apps.
 
+use crate::activity::McpSession;
 use crate::read::{flatten, read};
 use crate::{Env, Test};
 use serde_json::Value;
@@ -71,80 +72,12 @@ fn screenshot_pixels(env: &Env) {
     assert_eq!(img.get_pixel(10, 10).0, [255, 255, 255]);
 }
 
-/// An MCP server over stdio, kept for several calls (a long-lived server keeps its capture
-/// memory between screenshots).
-struct Mcp {
-    child: std::process::Child,
-    stdin: std::process::ChildStdin,
-    lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
-    next: u64,
-}
-
-impl Mcp {
-    fn start(env: &Env) -> Mcp {
-        use std::process::{Command, Stdio};
-        let mut child = Command::new(crate::BIN)
-            .arg("mcp")
-            .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut m = Mcp {
-            child,
-            stdin,
-            lines,
-            next: 1,
-        };
-        m.send(
-            serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "see-test", "version": "1"}}}),
-        );
-        m.answer(0);
-        m.send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        m
-    }
-
-    fn send(&mut self, msg: Value) {
-        use std::io::Write;
-        writeln!(self.stdin, "{msg}").unwrap();
-    }
-
-    fn answer(&mut self, id: u64) -> Value {
-        for line in self.lines.by_ref() {
-            let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
-            if v["id"] == id {
-                return v;
-            }
-        }
-        panic!("the MCP server ended before answering {id}");
-    }
-
-    /// A screenshot's image, decoded.
-    fn shot(&mut self, args: Value) -> image::RgbImage {
-        let id = self.next;
-        self.next += 1;
-        self.send(
-            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": "screenshot", "arguments": args}}),
-        );
-        let r = self.answer(id);
-        let content = &r["result"]["content"][0];
-        assert_eq!(content["mimeType"], "image/png", "{r}");
-        decode(content["data"].as_str().unwrap())
-    }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A screenshot from the MCP server, decoded (PNG, so pixels compare exactly).
+fn mcp_shot(mcp: &mut McpSession, args: Value) -> image::RgbImage {
+    let r = mcp.call("screenshot", args);
+    let content = &r["result"]["content"][0];
+    assert_eq!(content["mimeType"], "image/png", "{r}");
+    decode(content["data"].as_str().unwrap())
 }
 
 /// One MCP server's screenshots, the whole screen first and then smaller regions in its
@@ -159,14 +92,20 @@ fn warm_screenshots(env: &Env) {
         .clone();
     let b: Vec<i64> = (0..4).map(|k| check["b"][k].as_i64().unwrap()).collect();
     let around = format!("{},{},{},{}", b[0] - 2, b[1] - 2, b[2] + 4, b[3] + 4);
-    let mut mcp = Mcp::start(env);
-    let whole = mcp.shot(serde_json::json!({"format": "png", "scale": 1, "max_edge": 4000}));
+    let mut mcp = McpSession::start(env);
+    let whole = mcp_shot(
+        &mut mcp,
+        serde_json::json!({"format": "png", "scale": 1, "max_edge": 4000}),
+    );
     assert!(whole.width() >= 1200, "{:?}", whole.dimensions());
     let region = |r: &str| serde_json::json!({"region": r, "format": "png", "scale": 1});
-    let before = mcp.shot(region(&around));
+    let before = mcp_shot(&mut mcp, region(&around));
     assert_eq!(before.dimensions(), (b[2] as u32 + 4, b[3] as u32 + 4));
     // The magenta block, a different size at another place of the same memory.
-    let block = mcp.shot(region(&format!("{},{},100,60", ox + 910, oy + 30)));
+    let block = mcp_shot(
+        &mut mcp,
+        region(&format!("{},{},100,60", ox + 910, oy + 30)),
+    );
     assert_eq!(block.dimensions(), (100, 60));
     for (x, y) in [(0, 0), (50, 30), (99, 59)] {
         let p = block.get_pixel(x, y).0;
@@ -188,14 +127,14 @@ fn warm_screenshots(env: &Env) {
     );
     let toggle = ["click", "--app", "chromium", "--text", "I agree"];
     env.desk.cli(&toggle).data();
-    let ticked = mcp.shot(region(&around));
+    let ticked = mcp_shot(&mut mcp, region(&around));
     assert!(ticked != before, "the ticked box looks as it did unticked");
     assert!(
         ticked == fresh(),
         "the server shows the box as it was before"
     );
     env.desk.cli(&toggle).data();
-    let unticked = mcp.shot(region(&around));
+    let unticked = mcp_shot(&mut mcp, region(&around));
     assert!(unticked != ticked, "the box still looks ticked");
     assert!(
         unticked == fresh(),
