@@ -2,7 +2,8 @@
 
 usage: mcp_bench.py BIN RUNS     (run with the Python of .tools/venv, which has `mcp`)
 prints JSON: medians in ms for read (Chromium page, interactive; GTK3 and GTK4 widget
-factories (the GTK 4 one started here) and FeatherPad (Qt5), whole windows) and click (GTK check box). The server reads through its
+factories (the GTK 4 one started here), FeatherPad (Qt5), and the GTK 3 and GTK 4 forms of
+tests/fixtures (started here), whole windows, each in front) and click (GTK check box). The server reads through its
 mirrors of the windows; a CLI process either reads from scratch (DESKTOP_CLI_DIRECT=1,
 `cli_ms`) or has the desktop's keeper read through its own mirrors (`keeper_ms`).
 """
@@ -45,6 +46,9 @@ async def main():
 
             await mcp_ms("read", {"app": "chromium"})  # warm the connection
             read_mcp, read_cli, read_keeper, click_mcp, click_cli = [], [], [], [], []
+            # Each window is read in front, as an agent working in it has it: a covered
+            # window's unseen drawing would tell nothing, so it is never answered again.
+            cli_ms("focus", "--app", "chromium", keeper=True)
             page = ("read", "--app", "chromium", "-i", "--max-elements", "200")
             cli_ms(*page, keeper=True)
             for _ in range(RUNS):
@@ -53,20 +57,39 @@ async def main():
                 read_keeper.append(cli_ms(*page, keeper=True)[0])
             whole = {}
 
-            async def read_whole(app):
-                args = {"app": app, "interactive": False, "max_elements": 500}
+            async def read_whole(app, key="app"):
+                args = {key: app, "interactive": False, "max_elements": 500}
+                cli_ms("focus", f"--{key}", app, keeper=True)
                 await mcp_ms("read", args)  # fills the mirror
-                cli_ms("read", "--app", app, "--max-elements", "500", keeper=True)
+                line = ("read", f"--{key}", app, "--max-elements", "500")
+                cli_ms(*line, keeper=True)
                 m, c, k = [], [], []
                 for _ in range(RUNS):
                     m.append((await mcp_ms("read", args))[0])
-                    c.append(cli_ms("read", "--app", app, "--max-elements", "500")[0])
-                    k.append(cli_ms("read", "--app", app, "--max-elements", "500", keeper=True)[0])
+                    c.append(cli_ms(*line)[0])
+                    k.append(cli_ms(*line, keeper=True)[0])
                 whole[app] = {"mcp_ms": statistics.median(m), "cli_ms": statistics.median(c),
                               "keeper_ms": statistics.median(k)}
 
             for app in ("gtk3-widget-factory", "featherpad"):
                 await read_whole(app)
+            # Forms that hold still (the widget factories animate, so they are never quiet).
+            here = os.path.dirname(os.path.abspath(__file__))
+            for script, title in (("form_gtk.py", "GTK Form"), ("form_gtk4.py", "GTK4 Form")):
+                form = subprocess.Popen(["/usr/bin/python3", os.path.join(here, "..", "tests", "fixtures", script)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                try:
+                    deadline = time.time() + 30
+                    while time.time() < deadline:
+                        r = subprocess.run([BIN, "read", "--window", title, "--max-elements", "20"],
+                                           capture_output=True, text=True)
+                        if r.returncode == 0 and json.loads(r.stdout)["data"]["count"] > 3:
+                            break
+                        time.sleep(0.3)
+                    await read_whole(title, key="window")
+                finally:
+                    form.terminate()
+                    form.wait(timeout=10)
             # GTK 4 only for this part: its animations keep a quarter of a core busy.
             gtk4 = subprocess.Popen(["gtk4-widget-factory"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:

@@ -36,6 +36,14 @@ impl Rect {
             && i64::from(other.y) < self.bottom()
     }
 
+    /// Whether `other` lies wholly inside this rectangle.
+    pub fn contains(&self, other: &Rect) -> bool {
+        self.x <= other.x
+            && self.y <= other.y
+            && other.right() <= self.right()
+            && other.bottom() <= self.bottom()
+    }
+
     /// The part both rectangles cover, if any.
     pub fn intersection(&self, other: &Rect) -> Option<Rect> {
         let x0 = self.x.max(other.x);

@@ -3,7 +3,7 @@
 
 use crate::bus::Addr;
 use crate::{app_error, events, sandbox};
-use crate::{apps, clues, hydrate, identity, tree, windows, LinuxDesktop, LIST_BUDGET};
+use crate::{apps, clues, hydrate, identity, quiet, tree, windows, LinuxDesktop, LIST_BUDGET};
 use desktop_core::action::ActionResult;
 use desktop_core::backend::{Change, Changes, Found, ReadMemo};
 use desktop_core::pipeline::{self, Walked};
@@ -275,6 +275,57 @@ async fn read_window_with(
         ),
     };
     timing.push(("peer", t.elapsed().as_secs_f64() * 1000.0));
+    // A long-lived process gives a quiet window's last answer again (`quiet`).
+    let quietly = match (&d.warm, &memo, &known) {
+        (Some(w), None, Some(cache))
+            if cache.trust() != tree::Trust::Nothing
+                && filters.visible_only
+                && filters.text.is_none() =>
+        {
+            w.drawn.as_ref().map(|drawn| (w, drawn))
+        }
+        _ => None,
+    };
+    let mut seen = None;
+    let mut known = known;
+    if let Some((w, drawn)) = quietly {
+        let (owner, path) = (handle.owner(), handle.path());
+        if let Some(now) = drawn.now() {
+            if let Some((answer, changes)) = w.answer(owner, path).await {
+                let asked = quiet::Asked {
+                    filters,
+                    screen: d.screen(),
+                    window: &window,
+                    changes,
+                    drawn: now,
+                };
+                match quiet::again(&bus, drawn, answer, asked).await {
+                    quiet::Outcome::Again(again) => {
+                        let (mut data, answer) = *again;
+                        w.keep_answer(owner, path, answer).await;
+                        timing.append(&mut data.timing);
+                        data.timing = timing;
+                        return Ok(data);
+                    }
+                    // Chromium changes which elements show as a page scrolls without a
+                    // signal: its cache and the window's mirror are not to be trusted now.
+                    quiet::Outcome::Drew
+                        if known.as_ref().is_some_and(tree::AppCache::scrolls_silently) =>
+                    {
+                        timing.push(("drew", 1.0));
+                        w.forget_mirror(owner, path).await;
+                        let (_, cache) = w
+                            .app_afresh(&d.bus, owner)
+                            .await
+                            .map_err(|e| app_error(e, &window.app, d.timeout))?;
+                        known = Some(cache);
+                    }
+                    quiet::Outcome::Drew | quiet::Outcome::Read => {}
+                }
+            }
+            seen = w.changes(owner).await.map(|changes| (changes, now));
+        }
+    }
     // A long-lived process reads through its mirror of the window, unless the caller
     // brought its own memo (`observe`).
     let mut kept = match (&d.warm, &memo, &known) {
@@ -343,5 +394,18 @@ async fn read_window_with(
     };
     let mut data = pipeline::finish(walked, filters, d.screen(), hydrate).await?;
     data.window_boxes = window_boxes;
+    if let (Some(w), Some((changes, drawn))) = (&d.warm, seen) {
+        if !window_boxes && data.incomplete.is_none() {
+            let seen = quiet::Seen {
+                filters,
+                screen: d.screen(),
+                changes,
+                drawn,
+                shift: shift.unwrap_or((0, 0)),
+            };
+            let answer = quiet::Answer::new(seen, &data);
+            w.keep_answer(handle.owner(), handle.path(), answer).await;
+        }
+    }
     Ok(data)
 }

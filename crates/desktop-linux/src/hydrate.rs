@@ -115,6 +115,23 @@ pub fn has_value(n: &Node) -> bool {
                 || n.caps.contains(Caps::EDITABLE_TEXT)))
 }
 
+/// An element's box and value as the app gives them now, asked as a read asks them.
+pub(crate) async fn look(bus: &Bus, n: &Node) -> Result<(Option<Rect>, Option<String>), CallError> {
+    let asked = Node {
+        bounds: None,
+        children: Vec::new(),
+        ..n.clone()
+    };
+    let want = Want {
+        bounds: true,
+        values: true,
+        actions: false,
+        skip_pass_through: false,
+    };
+    let f = fetch(bus, &asked, want).await?;
+    Ok((f.bounds, f.value))
+}
+
 async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
     let (o, p) = (n.handle.owner(), n.handle.path());
     let bounds = async {

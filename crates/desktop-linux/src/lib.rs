@@ -26,6 +26,7 @@ mod keeper;
 mod launch;
 mod ping;
 mod procs;
+mod quiet;
 pub mod sandbox;
 mod seat;
 mod session;
@@ -223,10 +224,12 @@ impl LinuxDesktop {
     /// change signals, and the last capture's shared memory: for a long-lived process (the
     /// MCP server).
     pub fn keep_warm(&mut self) {
-        self.warm = Some(warm::Warm::default());
+        let mut warm = warm::Warm::default();
         if let Some(x) = &self.x {
             x.frames.keep();
+            warm.drawn = damage::Drawn::new();
         }
+        self.warm = Some(warm);
     }
 
     /// Lets go of the warm state of apps no read asked for in `idle`.

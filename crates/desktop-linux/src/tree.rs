@@ -300,6 +300,12 @@ pub(crate) enum Trust {
 }
 
 impl AppCache {
+    /// Whether elements' states change without a signal when their window scrolls:
+    /// Chromium's SHOWING (a page scrolled by script: only its drawing tells, `quiet`).
+    pub(crate) fn scrolls_silently(&self) -> bool {
+        self.toolkit.eq_ignore_ascii_case("Chromium")
+    }
+
     pub(crate) fn trust(&self) -> Trust {
         let is = |k: &str| self.toolkit.eq_ignore_ascii_case(k);
         if self.showing == showing::Quirk::WindowOnly {

@@ -15,10 +15,11 @@
 //! no read asked for in [`IDLE`] is let go (its listener ends).
 
 use crate::bus::{Bus, CallError};
+use crate::quiet::Answer;
 use crate::tree::{fetch_app_cache, AppCache, Memo, Trust};
 use futures_util::StreamExt;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -39,6 +40,12 @@ struct Signals {
     /// Objects named by change events since the last read: path, and whether it was their
     /// children that changed. `None` once more than `MAX_PENDING` came (forget everything).
     touched: Mutex<Option<Vec<(String, bool)>>>,
+    /// Change signals (every one but a box's) and lost listeners so far: a kept answer
+    /// stands only while this count is as it was (`quiet`).
+    changes: AtomicU64,
+    /// Objects whose box the app said changed since the last read; `None` past
+    /// `MAX_PENDING`.
+    moved: Mutex<Option<Vec<String>>>,
 }
 
 impl Signals {
@@ -46,6 +53,8 @@ impl Signals {
         Self {
             dirty: AtomicBool::new(true),
             touched: Mutex::new(Some(Vec::new())),
+            changes: AtomicU64::new(0),
+            moved: Mutex::new(Some(Vec::new())),
         }
     }
 
@@ -53,13 +62,20 @@ impl Signals {
         // Boxes are never kept (every read asks for them), and a box is in neither the
         // app's cache nor a mirror's records: a moving widget (gtk3-widget-factory's
         // progress bars and spinner: 180 a second) changes nothing kept.
+        // Kept answers are given again only after the boxes named are asked again.
         let header = msg.header();
         if header
             .member()
             .is_some_and(|m| m.as_str() == "BoundsChanged")
         {
+            let mut moved = self.moved.lock().unwrap_or_else(|e| e.into_inner());
+            match (moved.as_mut(), header.path()) {
+                (Some(list), Some(path)) if list.len() < MAX_PENDING => list.push(path.to_string()),
+                _ => *moved = None,
+            }
             return;
         }
+        self.changes.fetch_add(1, Ordering::SeqCst);
         self.dirty.store(true, Ordering::SeqCst);
         let Some((path, children)) = crate::events::object_of(msg) else {
             return;
@@ -80,8 +96,16 @@ impl Signals {
         touched.replace(Vec::new())
     }
 
+    /// The boxes the app said changed since the last call; `None` when too many came.
+    fn take_moved(&self) -> Option<Vec<String>> {
+        let mut moved = self.moved.lock().unwrap_or_else(|e| e.into_inner());
+        moved.replace(Vec::new())
+    }
+
     /// The listener ended (the app is gone or the bus closed): trust nothing kept.
     fn lost(&self) {
+        self.changes.fetch_add(1, Ordering::SeqCst);
+        *self.moved.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.dirty.store(true, Ordering::SeqCst);
         *self.touched.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
@@ -99,6 +123,8 @@ struct App {
     signals: Arc<Signals>,
     /// By the window's object path.
     mirrors: HashMap<String, Mirror>,
+    /// The last answer of each window, by its object path (`quiet`).
+    answers: HashMap<String, Answer>,
     listener: Option<tokio::task::JoinHandle<()>>,
     /// Asks the listener to take in what has come (`barrier`).
     flush: Option<tokio::sync::mpsc::UnboundedSender<Flush>>,
@@ -110,8 +136,18 @@ impl App {
         self.listener.as_ref().is_some_and(|l| !l.is_finished())
     }
 
-    /// Hands the signals noted since the last read to every mirror of the app.
+    /// Hands the signals noted since the last read to every mirror and answer of the app.
     fn apply_signals(&mut self) {
+        match self.signals.take_moved() {
+            Some(list) => {
+                for a in self.answers.values_mut() {
+                    for path in &list {
+                        a.moved(path);
+                    }
+                }
+            }
+            None => self.answers.values_mut().for_each(Answer::forget),
+        }
         match self.signals.take() {
             Some(list) if self.trusted() => {
                 for m in self.mirrors.values_mut() {
@@ -120,7 +156,10 @@ impl App {
                     }
                 }
             }
-            _ => self.mirrors.clear(),
+            _ => {
+                self.mirrors.clear();
+                self.answers.clear();
+            }
         }
     }
 }
@@ -142,6 +181,8 @@ type Slot = Arc<tokio::sync::Mutex<Option<App>>>;
 pub struct Warm {
     apps: Mutex<HashMap<String, Slot>>,
     pub windows: Windows,
+    /// What was drawn on the screen (X11): lets a quiet window's answer be given again.
+    pub drawn: Option<crate::damage::Drawn>,
 }
 
 impl std::fmt::Debug for Warm {
@@ -220,6 +261,7 @@ impl Warm {
                 cache: None,
                 signals,
                 mirrors: HashMap::new(),
+                answers: HashMap::new(),
                 listener,
                 flush,
                 used: Instant::now(),
@@ -247,6 +289,22 @@ impl Warm {
                 *guard = None;
                 Err(e)
             }
+        }
+    }
+
+    /// [`Warm::app`], with the app's cache asked again whatever its signals said: the
+    /// window was seen to change where the app may not have said so (`quiet`).
+    pub async fn app_afresh(&self, main: &Bus, owner: &str) -> Result<(Bus, AppCache), CallError> {
+        if let Some(app) = self.slot(owner).lock().await.as_ref() {
+            app.signals.dirty.store(true, Ordering::SeqCst);
+        }
+        self.app(main, owner).await
+    }
+
+    /// Drops the mirror of the window at `path` of `owner`: its next read walks it afresh.
+    pub async fn forget_mirror(&self, owner: &str, path: &str) {
+        if let Some(app) = self.slot(owner).lock().await.as_mut() {
+            app.mirrors.remove(path);
         }
     }
 
@@ -289,6 +347,39 @@ impl Warm {
         app.mirrors
             .insert(path.to_string(), Mirror { memo, filled });
         // Signals that came during the read name what it may have missed.
+        app.apply_signals();
+    }
+
+    /// The last answer kept for the window at `path` of `owner`, the signals since applied,
+    /// with the app's count of change signals now; `None` when there is none, or the app's
+    /// signals cannot be trusted now.
+    pub async fn answer(&self, owner: &str, path: &str) -> Option<(Answer, u64)> {
+        let slot = self.slot(owner);
+        let mut guard = slot.lock().await;
+        let app = guard.as_mut().filter(|a| a.trusted())?;
+        app.apply_signals();
+        let answer = app.answers.remove(path)?;
+        Some((answer, app.signals.changes.load(Ordering::SeqCst)))
+    }
+
+    /// The app's count of change signals now (after the read's barrier); `None` when its
+    /// signals cannot be trusted, so no answer read now may be given again.
+    pub async fn changes(&self, owner: &str) -> Option<u64> {
+        let slot = self.slot(owner);
+        let guard = slot.lock().await;
+        let app = guard.as_ref().filter(|a| a.trusted())?;
+        Some(app.signals.changes.load(Ordering::SeqCst))
+    }
+
+    /// Keeps a window's answer to give it again while the window stays quiet.
+    pub async fn keep_answer(&self, owner: &str, path: &str, answer: Answer) {
+        let slot = self.slot(owner);
+        let mut guard = slot.lock().await;
+        let Some(app) = guard.as_mut() else {
+            return;
+        };
+        app.answers.insert(path.to_string(), answer);
+        // Boxes said changed during the read are asked again before it is given again.
         app.apply_signals();
     }
 

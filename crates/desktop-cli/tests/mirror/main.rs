@@ -9,6 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
 mod mcp;
+mod quiet;
 mod server;
 
 use desktop_testkit::{repo_root, wait_until, Desk};
@@ -27,6 +28,7 @@ pub struct Env {
     mcp: Mutex<mcp::Client>,
     fifos: Vec<(&'static str, std::path::PathBuf)>,
     page: server::Server,
+    silent: server::Server,
 }
 
 /// How a test tells its app to change: (step, seed, count).
@@ -110,6 +112,11 @@ impl Env {
 
     /// A command line's read, answered by the keeper through its mirrors.
     fn kept(&self, window: &str) -> Value {
+        self.kept_with_timing(window).0
+    }
+
+    /// [`Env::kept`], with what `--timing` said.
+    fn kept_with_timing(&self, window: &str) -> (Value, String) {
         let run = self.desk.lock().unwrap().cli_with(
             &[
                 "read",
@@ -127,7 +134,8 @@ impl Env {
             "the keeper answered the read of {window}: {}",
             run.stderr
         );
-        run.data()
+        let stderr = run.stderr.clone();
+        (run.data(), stderr)
     }
 
     fn mirrored(&self, window: &str) -> Value {
@@ -299,18 +307,46 @@ fn main() {
         "chromium",
     );
     desk.wait_for_text("chromium", "step 0", 20);
+    // A second browser, for the page that changes silently (`quiet`).
+    let silent = server::Server::start(&fixtures.join("silent.html"));
+    let profile_arg = format!("--user-data-dir={}", dir.join("chromium-silent").display());
+    let url = silent.url();
+    desk.launch(
+        &[
+            "chromium",
+            "--no-sandbox",
+            "--force-renderer-accessibility",
+            "--test-type",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-sync",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--window-position=0,0",
+            "--window-size=900,600",
+            &profile_arg,
+            &url,
+        ],
+        "chromium",
+    );
+    wait_until(Duration::from_secs(30), "the silent page", || {
+        let run = desk.cli(&["read", "--window", "Silent Page", "--text", "Silent page"]);
+        (run.code == 0 && run.json()["data"]["count"].as_u64().unwrap_or(0) > 0).then_some(())
+    });
     let mcp = mcp::Client::start(BIN, desk.env());
     let env = Env {
         desk: Mutex::new(desk),
         mcp: Mutex::new(mcp),
         fifos,
         page,
+        silent,
     };
     let tests: Vec<desktop_testkit::NamedTest<Env>> = vec![
         ("mirror_matches_fresh_reads_gtk3", gtk3),
         ("mirror_matches_fresh_reads_gtk4", gtk4),
         ("mirror_matches_fresh_reads_qt5", qt5),
         ("mirror_matches_fresh_reads_chromium", chromium),
+        ("quiet_answers_follow_silent_changes", quiet::silent_changes),
         ("window_lists_follow_windows_at_once", window_lists),
     ];
     desktop_testkit::run_tests(env, tests, |env, name| {

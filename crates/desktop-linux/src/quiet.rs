@@ -1,0 +1,311 @@
+//! A window's last answer given again while the window is quiet (X11, long-lived processes):
+//! its app has sent no change signal since, no other window covers it, and nothing was
+//! drawn in it but inside elements of the answer that hold nothing else (a caret in its
+//! field, a spinner) — those elements, and any whose box the app says changed or that
+//! reaches past the screen, are asked again and must be as they were.
+//!
+//! Why drawing tells what signals do not: whatever moves, appears or changes in a window
+//! that shows is drawn, where it was and where it is (scrolling included, which no toolkit
+//! signals as boxes changing, and structural changes some toolkits leave unsignalled);
+//! drawing under another window is not, hence the cover. An answer is given again for a
+//! few seconds at most after it was read in full.
+
+use crate::bus::{Addr, Bus};
+use crate::damage::Drawn;
+use desktop_core::{Filters, Node, ReadData, Rect, WindowInfo};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// An answer is read in full again once it is this old, whatever was seen meanwhile.
+const MAX_AGE: Duration = Duration::from_secs(3);
+
+/// Elements asked again in one look at most; past that the window is read in full.
+const MAX_ASKED: usize = 64;
+
+/// A read's answer and what it was read against.
+pub struct Answer {
+    filters: Filters,
+    screen: Option<Rect>,
+    window: WindowInfo,
+    data: ReadData,
+    /// The app's count of change signals when it was read.
+    changes: u64,
+    /// The number of the first rectangle drawn after it was read ([`Drawn::now`]).
+    drawn: u64,
+    /// Elements whose box the app said changed since (`None`: too many to keep).
+    moved: Option<HashSet<String>>,
+    /// Added to boxes the toolkit gives from its window's corner (GTK 4).
+    shift: (i32, i32),
+    at: Instant,
+}
+
+/// What a full read was asked and saw, kept to answer the same read again.
+pub struct Seen<'a> {
+    pub filters: &'a Filters,
+    pub screen: Option<Rect>,
+    pub changes: u64,
+    pub drawn: u64,
+    pub shift: (i32, i32),
+}
+
+/// Boxes the app said changed kept per answer, at most.
+const MAX_MOVED: usize = 1024;
+
+impl Answer {
+    pub fn new(seen: Seen<'_>, data: &ReadData) -> Answer {
+        Answer {
+            filters: seen.filters.clone(),
+            screen: seen.screen,
+            window: data.window.clone(),
+            data: data.clone(),
+            changes: seen.changes,
+            drawn: seen.drawn,
+            moved: Some(HashSet::new()),
+            shift: seen.shift,
+            at: Instant::now(),
+        }
+    }
+
+    /// The app said the box of the element at `path` changed.
+    pub fn moved(&mut self, path: &str) {
+        if let Some(m) = self.moved.as_mut() {
+            if m.len() >= MAX_MOVED {
+                self.moved = None;
+            } else {
+                m.insert(path.to_string());
+            }
+        }
+    }
+
+    /// The app's signals can no longer be told apart: nothing kept can be trusted.
+    pub fn forget(&mut self) {
+        self.moved = None;
+    }
+}
+
+/// What a read asks now, to compare with an answer.
+pub struct Asked<'a> {
+    pub filters: &'a Filters,
+    pub screen: Option<Rect>,
+    pub window: &'a WindowInfo,
+    /// The app's count of change signals now.
+    pub changes: u64,
+    /// [`Drawn::now`], just taken.
+    pub drawn: u64,
+}
+
+/// What became of a kept answer.
+pub enum Outcome {
+    /// Given again (the data), and kept on (the answer).
+    Again(Box<(ReadData, Answer)>),
+    /// The window changed where the app may not have said so (drawing that no leaf
+    /// explains, a leaf not as it was): what the app's own cache holds may be stale too.
+    Drew,
+    /// Not to be given again (another read, a change signalled, a cover, too old).
+    Read,
+}
+
+/// The answer again if the window is quiet (see the module), brought up to `asked`.
+pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_>) -> Outcome {
+    let t = Instant::now();
+    let ask = match to_ask(drawn, &answer, &asked) {
+        Ok(ask) => ask,
+        Err(Miss::Drew) => return Outcome::Drew,
+        Err(Miss::Read) => return Outcome::Read,
+    };
+    let (dx, dy) = answer.shift;
+    for n in &ask {
+        let Ok((bounds, value)) = crate::hydrate::look(bus, n).await else {
+            return Outcome::Drew;
+        };
+        let bounds = bounds.map(|b| Rect::new(b.x + dx, b.y + dy, b.w, b.h));
+        if bounds != n.bounds || (crate::hydrate::has_value(n) && value != n.value) {
+            return Outcome::Drew;
+        }
+    }
+    let asked_again = ask.len();
+    // As good as a read now: what is drawn later is compared from here.
+    answer.drawn = asked.drawn;
+    answer.moved = Some(HashSet::new());
+    let mut data = answer.data.clone();
+    data.ts = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    data.timing = vec![
+        ("again", t.elapsed().as_secs_f64() * 1000.0),
+        ("asked", asked_again as f64),
+    ];
+    Outcome::Again(Box::new((data, answer)))
+}
+
+/// Why an answer is not given again: the two kinds of [`Outcome`] that are.
+enum Miss {
+    Drew,
+    Read,
+}
+
+/// The elements to ask again before `answer` is given again, or why it cannot be.
+fn to_ask<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<Vec<&'a Node>, Miss> {
+    let window = asked.window.bounds.ok_or(Miss::Read)?;
+    let area = match asked.screen {
+        Some(s) => window.intersection(&s).ok_or(Miss::Read)?,
+        None => window,
+    };
+    let id = asked.window.id.and_then(|id| u32::try_from(id).ok());
+    if id.and_then(|id| drawn.covered(id, area)) != Some(false) {
+        return Err(Miss::Read);
+    }
+    // Drawing first: it tells of silent changes whatever else the app said meanwhile.
+    let (Some(moved), Some(rects)) = (answer.moved.as_ref(), drawn.since(answer.drawn)) else {
+        return Err(Miss::Drew);
+    };
+    let ask = explained(&answer.data.elements, &rects, area, moved).ok_or(Miss::Drew)?;
+    let same = answer.filters == *asked.filters
+        && answer.screen == asked.screen
+        && answer.window == *asked.window
+        && answer.changes == asked.changes
+        && answer.at.elapsed() < MAX_AGE;
+    if same {
+        Ok(ask)
+    } else {
+        Err(Miss::Read)
+    }
+}
+
+/// The elements of an answer to ask again, given what was drawn in `area` (the window where
+/// it shows) and the elements whose box the app said changed; `None` when the answer cannot
+/// stand: drawing outside every element that holds nothing else, or a container moved.
+fn explained<'a>(
+    elements: &'a [Node],
+    drawn: &[Rect],
+    area: Rect,
+    moved: &HashSet<String>,
+) -> Option<Vec<&'a Node>> {
+    let mut all = Vec::new();
+    for n in elements {
+        n.walk(&mut |x| all.push(x));
+    }
+    // Elements with no children at all: one that has some, shown or not (a page scrolled
+    // past all it holds, a group the filters emptied), may draw any change of theirs.
+    let leaves: Vec<&Node> = all
+        .iter()
+        .copied()
+        .filter(|n| {
+            n.children.is_empty() && n.child_count == 0 && n.bounds.is_some_and(|b| b.is_valid())
+        })
+        .collect();
+    let mut ask: Vec<&Node> = Vec::new();
+    let mut add = |n: &'a Node| {
+        if !ask.iter().any(|a| std::ptr::eq(*a, n)) {
+            ask.push(n);
+        }
+    };
+    for r in drawn {
+        if !r.intersects(&area) {
+            continue;
+        }
+        // Drawn inside one element that holds nothing else: only it may have changed.
+        let leaf = leaves
+            .iter()
+            .copied()
+            .find(|n| n.bounds.is_some_and(|b| b.contains(r)))?;
+        add(leaf);
+    }
+    for n in all {
+        let moved = moved.contains(n.handle.path());
+        if moved && !n.children.is_empty() {
+            return None;
+        }
+        // A box past the window's shown part may change where nothing is drawn.
+        let past = n.bounds.is_some_and(|b| b.is_valid() && !area.contains(&b));
+        if moved || past {
+            add(n);
+        }
+    }
+    (ask.len() <= MAX_ASKED).then_some(ask)
+}
+
+#[cfg(test)]
+mod tests {
+    //! Which drawing an answer survives, without a display: the rules on rectangles alone.
+
+    use super::*;
+
+    fn el(path: &str, b: Rect, children: Vec<Node>) -> Node {
+        Node {
+            bounds: Some(b),
+            handle: desktop_core::Handle::new(format!(":1.1{path}")),
+            children,
+            ..Node::default()
+        }
+    }
+
+    /// A panel holding a field and a spinner, in a window shown at 0,0 200x200.
+    fn window() -> Vec<Node> {
+        let field = el("/field", Rect::new(10, 10, 100, 20), Vec::new());
+        let spinner = el("/spin", Rect::new(150, 10, 16, 16), Vec::new());
+        vec![el(
+            "/panel",
+            Rect::new(0, 0, 200, 200),
+            vec![field, spinner],
+        )]
+    }
+
+    const AREA: Rect = Rect::new(0, 0, 200, 200);
+
+    fn paths(v: &[&Node]) -> Vec<String> {
+        v.iter().map(|n| n.handle.path().to_string()).collect()
+    }
+
+    #[test]
+    fn drawing_inside_leaves_asks_them_again_and_nothing_else() {
+        let els = window();
+        let none = HashSet::new();
+        assert_eq!(explained(&els, &[], AREA, &none).map(|v| v.len()), Some(0));
+        // A caret in the field, the spinner turning twice.
+        let drawn = [
+            Rect::new(20, 12, 1, 16),
+            Rect::new(150, 10, 16, 16),
+            Rect::new(151, 11, 4, 4),
+        ];
+        let ask = explained(&els, &drawn, AREA, &none).expect("explained");
+        assert_eq!(paths(&ask), ["/field", "/spin"]);
+        // Drawing beside the window is none of its business.
+        assert!(explained(&els, &[Rect::new(300, 0, 50, 50)], AREA, &none).is_some());
+    }
+
+    #[test]
+    fn drawing_across_a_leaf_edge_or_in_a_container_reads_afresh() {
+        let els = window();
+        let none = HashSet::new();
+        // A page whose children all scrolled away holds none in the answer, but it is no leaf.
+        let mut page = el("/page", Rect::new(0, 0, 200, 200), Vec::new());
+        page.child_count = 3;
+        assert!(explained(&[page], &[Rect::new(0, 0, 200, 200)], AREA, &none).is_none());
+        // Across the field's right edge: the panel's, which may have gained a child.
+        assert!(explained(&els, &[Rect::new(100, 12, 40, 16)], AREA, &none).is_none());
+        // In the panel's empty part: a row added, a scroll.
+        assert!(explained(&els, &[Rect::new(10, 100, 50, 50)], AREA, &none).is_none());
+    }
+
+    #[test]
+    fn boxes_said_moved_or_past_the_edge_are_asked_and_a_moved_container_reads_afresh() {
+        let els = window();
+        let field: HashSet<String> = ["/field".to_string()].into();
+        assert_eq!(
+            paths(&explained(&els, &[], AREA, &field).unwrap()),
+            ["/field"]
+        );
+        let panel: HashSet<String> = ["/panel".to_string()].into();
+        assert!(explained(&els, &[], AREA, &panel).is_none());
+        // An element the answer does not hold (filtered out): drawing tells what matters.
+        let other: HashSet<String> = ["/hidden".to_string()].into();
+        assert!(explained(&els, &[], AREA, &other).is_some());
+        // Only the left half shows: the panel and the spinner reach past it.
+        let half = Rect::new(0, 0, 120, 200);
+        assert_eq!(
+            paths(&explained(&els, &[], half, &HashSet::new()).unwrap()),
+            ["/panel", "/spin"]
+        );
+    }
+}
