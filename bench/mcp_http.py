@@ -3,7 +3,7 @@
 
 Starts `desktop-cli mcp --http 127.0.0.1:PORT --no-token` in the sandbox in use, opens one
 session over one kept-alive connection (the Python standard library only, so the client
-costs little), warms it with a few reads, then calls `read` on the Chromium fixture page
+costs little), brings the page's window to the front, warms it with a few reads, then calls `read` on the Chromium fixture page
 back to back for SECONDS and counts the answers.
 
 usage: mcp_http.py BIN [SECONDS]      prints JSON
@@ -74,6 +74,9 @@ def main():
         s.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                               "clientInfo": {"name": "bench", "version": "1"}})
         s.notify("notifications/initialized")
+        # In front, as the window an agent works in is: a covered window is never answered
+        # again (drawing under another window is not seen).
+        s.call("tools/call", {"name": "focus", "arguments": {"app": "chromium"}})
         args = {"name": "read", "arguments": {"app": "chromium"}}
         for _ in range(5):
             r = s.call("tools/call", args)
