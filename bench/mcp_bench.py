@@ -3,7 +3,9 @@
 usage: mcp_bench.py BIN RUNS     (run with the Python of .tools/venv, which has `mcp`)
 prints JSON: medians in ms for read (Chromium page, interactive; GTK3 and GTK4 widget
 factories (the GTK 4 one started here), FeatherPad (Qt5), and the GTK 3 and GTK 4 forms of
-tests/fixtures (started here), whole windows, each in front) and click (GTK check box). The server reads through its
+tests/fixtures (started here), whole windows, each in front), click (GTK check box), and
+the reads right after a click changed one element (the Chromium page's check box; a GTK 3
+check box in the animated gtk3-widget-factory). The server reads through its
 mirrors of the windows; a CLI process either reads from scratch (DESKTOP_CLI_DIRECT=1,
 `cli_ms`) or has the desktop's keeper read through its own mirrors (`keeper_ms`).
 """
@@ -55,6 +57,11 @@ async def main():
                 read_mcp.append((await mcp_ms("read", {"app": "chromium"}))[0])
                 read_cli.append(cli_ms(*page)[0])
                 read_keeper.append(cli_ms(*page, keeper=True)[0])
+            # The page right after a click ticked or unticked its check box.
+            page_changed = []
+            for _ in range(RUNS):
+                await mcp_ms("click", {"text": "I agree", "app": "chromium"})
+                page_changed.append((await mcp_ms("read", {"app": "chromium"}))[0])
             whole = {}
 
             async def read_whole(app, key="app"):
@@ -122,6 +129,7 @@ async def main():
         "click_mcp_ms": med(click_mcp), "click_cli_ms": med(click_cli),
         "whole": whole,
         "read_after_change_mcp_ms": med(changed),
+        "page_read_after_tick_mcp_ms": med(page_changed),
     }))
 
 

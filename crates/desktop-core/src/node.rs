@@ -114,6 +114,11 @@ impl States {
         States(0)
     }
 
+    /// Both sets' states.
+    pub const fn union(self, other: States) -> Self {
+        States(self.0 | other.0)
+    }
+
     pub const fn bits(self) -> u32 {
         self.0
     }

@@ -298,6 +298,7 @@ async fn read_window_with(
                     window: &window,
                     changes,
                     drawn: now,
+                    get_all: known.as_ref().is_some_and(|c| c.get_all),
                 };
                 match quiet::again(&bus, drawn, answer, asked).await {
                     quiet::Outcome::Again(again) => {
@@ -308,12 +309,13 @@ async fn read_window_with(
                         return Ok(data);
                     }
                     // Chromium changes which elements show as a page scrolls without a
-                    // signal: its cache and the window's mirror are not to be trusted now.
+                    // signal: its cache is asked again, and the states the window's mirror
+                    // remembers.
                     quiet::Outcome::Drew
                         if known.as_ref().is_some_and(tree::AppCache::scrolls_silently) =>
                     {
                         timing.push(("drew", 1.0));
-                        w.forget_mirror(owner, path).await;
+                        w.restate(owner, path).await;
                         let (_, cache) = w
                             .app_afresh(&d.bus, owner)
                             .await

@@ -12,7 +12,7 @@
 
 use crate::bus::{Addr, Bus};
 use crate::damage::Drawn;
-use desktop_core::{Filters, Node, ReadData, Rect, WindowInfo};
+use desktop_core::{Filters, Node, ReadData, Rect, States, WindowInfo};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -34,6 +34,8 @@ pub struct Answer {
     drawn: u64,
     /// Elements whose box the app said changed since (`None`: too many to keep).
     moved: Option<HashSet<String>>,
+    /// Elements the app's other signals named since (`None`: too many to keep).
+    named: Option<HashSet<String>>,
     /// Added to boxes the toolkit gives from its window's corner (GTK 4).
     shift: (i32, i32),
     at: Instant,
@@ -61,6 +63,7 @@ impl Answer {
             changes: seen.changes,
             drawn: seen.drawn,
             moved: Some(HashSet::new()),
+            named: Some(HashSet::new()),
             shift: seen.shift,
             at: Instant::now(),
         }
@@ -77,9 +80,21 @@ impl Answer {
         }
     }
 
+    /// A signal of the app named the element at `path`.
+    pub fn named(&mut self, path: &str) {
+        if let Some(m) = self.named.as_mut() {
+            if m.len() >= MAX_MOVED {
+                self.named = None;
+            } else {
+                m.insert(path.to_string());
+            }
+        }
+    }
+
     /// The app's signals can no longer be told apart: nothing kept can be trusted.
     pub fn forget(&mut self) {
         self.moved = None;
+        self.named = None;
     }
 }
 
@@ -92,6 +107,8 @@ pub struct Asked<'a> {
     pub changes: u64,
     /// [`Drawn::now`], just taken.
     pub drawn: u64,
+    /// Whether `Properties.GetAll` is safe with the app's toolkit (asking a named element).
+    pub get_all: bool,
 }
 
 /// What became of a kept answer.
@@ -108,25 +125,64 @@ pub enum Outcome {
 /// The answer again if the window is quiet (see the module), brought up to `asked`.
 pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_>) -> Outcome {
     let t = Instant::now();
-    let ask = match to_ask(drawn, &answer, &asked) {
-        Ok(ask) => ask,
+    let (ask, named) = match to_ask(drawn, &answer, &asked) {
+        Ok(both) => both,
         Err(Miss::Drew) => return Outcome::Drew,
         Err(Miss::Read) => return Outcome::Read,
     };
     let (dx, dy) = answer.shift;
+    let shifted = |b: Option<Rect>| b.map(|b| Rect::new(b.x + dx, b.y + dy, b.w, b.h));
     for n in &ask {
         let Ok((bounds, value)) = crate::hydrate::look(bus, n).await else {
             return Outcome::Drew;
         };
-        let bounds = bounds.map(|b| Rect::new(b.x + dx, b.y + dy, b.w, b.h));
-        if bounds != n.bounds || (crate::hydrate::has_value(n) && value != n.value) {
+        if shifted(bounds) != n.bounds || (crate::hydrate::has_value(n) && value != n.value) {
             return Outcome::Drew;
         }
     }
-    let asked_again = ask.len();
-    // As good as a read now: what is drawn later is compared from here.
+    // Elements the app said changed: asked again whole, and taken in where only what a
+    // read shows of them changed (a state, a value), never what shapes the answer.
+    let mut patches = Vec::new();
+    for n in &named {
+        let (now, look) = tokio::join!(
+            crate::tree::fetch_node(bus, n.handle.clone(), asked.get_all),
+            crate::hydrate::look(bus, n)
+        );
+        let (Ok(now), Ok((bounds, value))) = (now, look) else {
+            return Outcome::Read;
+        };
+        let same_shape = now.role == n.role
+            && now.name == n.name
+            && now.description == n.description
+            && now.child_count == n.child_count
+            && shifted(bounds) == n.bounds
+            && (n.states.bits() ^ now.states.bits()) & !PATCHED.bits() == 0;
+        if !same_shape {
+            return Outcome::Read;
+        }
+        let value = if crate::hydrate::has_value(n) {
+            value
+        } else {
+            n.value.clone()
+        };
+        patches.push((n.handle.clone(), now.states, value));
+    }
+    let (asked_again, patched) = (ask.len(), patches.len());
+    for (handle, states, value) in patches {
+        for e in answer.data.elements.iter_mut() {
+            e.walk_mut(&mut |x| {
+                if x.handle == handle {
+                    x.states = states;
+                    x.value.clone_from(&value);
+                }
+            });
+        }
+    }
+    // As good as a read now: what is drawn and signalled later is compared from here.
     answer.drawn = asked.drawn;
+    answer.changes = asked.changes;
     answer.moved = Some(HashSet::new());
+    answer.named = Some(HashSet::new());
     let mut data = answer.data.clone();
     data.ts = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -134,8 +190,71 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
     data.timing = vec![
         ("again", t.elapsed().as_secs_f64() * 1000.0),
         ("asked", asked_again as f64),
+        ("patched", patched as f64),
     ];
     Outcome::Again(Box::new((data, answer)))
+}
+
+/// States a kept answer takes in from an element asked again: what a read shows of an
+/// element that the filters keep anyway (they keep named and interactive elements whatever
+/// their state), never what decides whether it shows, is a control or has children shown.
+const PATCHED: States = States::FOCUSED
+    .union(States::SELECTED)
+    .union(States::CHECKED)
+    .union(States::MIXED)
+    .union(States::PRESSED)
+    .union(States::BUSY)
+    .union(States::INVALID)
+    .union(States::REQUIRED)
+    .union(States::READ_ONLY)
+    .union(States::DISABLED)
+    .union(States::ACTIVE);
+
+/// Whether an answer can take in what `msg` signals by asking the element it names again:
+/// a state of those in [`PATCHED`], a value or text. Anything else (a name, children, a
+/// state that decides what shows) has the window read in full.
+pub fn patchable(msg: &zbus::Message) -> bool {
+    let header = msg.header();
+    if header
+        .interface()
+        .is_none_or(|i| i.as_str() != "org.a11y.atspi.Event.Object")
+    {
+        return false;
+    }
+    let detail = || {
+        let body = msg.body();
+        let s: zbus::zvariant::Structure = body.deserialize().ok()?;
+        match s.fields().first()? {
+            zbus::zvariant::Value::Str(d) => Some(d.as_str().to_string()),
+            _ => None,
+        }
+    };
+    match header.member().map(|m| m.as_str()) {
+        Some(
+            "TextChanged" | "TextCaretMoved" | "TextSelectionChanged" | "TextAttributesChanged",
+        ) => true,
+        Some("PropertyChange") => detail().is_some_and(|d| d == "accessible-value"),
+        Some("StateChanged") => detail().is_some_and(|d| {
+            matches!(
+                d.as_str(),
+                "focused"
+                    | "selected"
+                    | "checked"
+                    | "indeterminate"
+                    | "pressed"
+                    | "armed"
+                    | "busy"
+                    | "invalid"
+                    | "invalid-entry"
+                    | "required"
+                    | "read-only"
+                    | "enabled"
+                    | "sensitive"
+                    | "active"
+            )
+        }),
+        _ => false,
+    }
 }
 
 /// Why an answer is not given again: the two kinds of [`Outcome`] that are.
@@ -144,8 +263,11 @@ enum Miss {
     Read,
 }
 
-/// The elements to ask again before `answer` is given again, or why it cannot be.
-fn to_ask<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<Vec<&'a Node>, Miss> {
+/// The elements to ask again before `answer` is given again (for their box and value; and
+/// those the app's signals named, whole), or why it cannot be.
+type ToAsk<'a> = (Vec<&'a Node>, Vec<&'a Node>);
+
+fn to_ask<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<ToAsk<'a>, Miss> {
     let window = asked.window.bounds.ok_or(Miss::Read)?;
     let area = match asked.screen {
         Some(s) => window.intersection(&s).ok_or(Miss::Read)?,
@@ -155,18 +277,34 @@ fn to_ask<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<Ve
     if id.and_then(|id| drawn.covered(id, area)) != Some(false) {
         return Err(Miss::Read);
     }
-    // Drawing first: it tells of silent changes whatever else the app said meanwhile.
-    let (Some(moved), Some(rects)) = (answer.moved.as_ref(), drawn.since(answer.drawn)) else {
+    let (Some(named), Some(moved)) = (answer.named.as_ref(), answer.moved.as_ref()) else {
         return Err(Miss::Drew);
     };
-    let ask = explained(&answer.data.elements, &rects, area, moved).ok_or(Miss::Drew)?;
+    let mut all = Vec::new();
+    for n in &answer.data.elements {
+        n.walk(&mut |x| all.push(x));
+    }
+    // Every element a signal named is one the answer shows, as the app itself named it.
+    let named: Vec<&Node> = named
+        .iter()
+        .map(|p| {
+            all.iter()
+                .copied()
+                .find(|n| n.handle.path() == p.as_str() && !n.name_from_child)
+        })
+        .collect::<Option<_>>()
+        .ok_or(Miss::Read)?;
+    // Drawing first: it tells of silent changes whatever else the app said meanwhile.
+    let rects = drawn.since(answer.drawn).ok_or(Miss::Drew)?;
+    let ask = explained(&answer.data.elements, &rects, area, moved, &named).ok_or(Miss::Drew)?;
     let same = answer.filters == *asked.filters
         && answer.screen == asked.screen
         && answer.window == *asked.window
         && answer.changes == asked.changes
-        && answer.at.elapsed() < MAX_AGE;
+        && answer.at.elapsed() < MAX_AGE
+        && ask.len() + named.len() <= MAX_ASKED;
     if same {
-        Ok(ask)
+        Ok((ask, named))
     } else {
         Err(Miss::Read)
     }
@@ -180,6 +318,7 @@ fn explained<'a>(
     drawn: &[Rect],
     area: Rect,
     moved: &HashSet<String>,
+    named: &[&Node],
 ) -> Option<Vec<&'a Node>> {
     let mut all = Vec::new();
     for n in elements {
@@ -204,12 +343,13 @@ fn explained<'a>(
         if !r.intersects(&area) {
             continue;
         }
-        // Drawn inside one element that holds nothing else: only it may have changed.
-        let leaf = leaves
-            .iter()
-            .copied()
-            .find(|n| n.bounds.is_some_and(|b| b.contains(r)))?;
-        add(leaf);
+        // Drawn inside an element the app said changed (asked again whole, its child
+        // count with it), or inside one that holds nothing else: only it may have changed.
+        let inside = |n: &&Node| n.bounds.is_some_and(|b| b.contains(r));
+        if named.iter().any(inside) {
+            continue;
+        }
+        add(leaves.iter().copied().find(inside)?);
     }
     for n in all {
         let moved = moved.contains(n.handle.path());
@@ -222,7 +362,7 @@ fn explained<'a>(
             add(n);
         }
     }
-    (ask.len() <= MAX_ASKED).then_some(ask)
+    Some(ask)
 }
 
 #[cfg(test)]
@@ -261,17 +401,20 @@ mod tests {
     fn drawing_inside_leaves_asks_them_again_and_nothing_else() {
         let els = window();
         let none = HashSet::new();
-        assert_eq!(explained(&els, &[], AREA, &none).map(|v| v.len()), Some(0));
+        assert_eq!(
+            explained(&els, &[], AREA, &none, &[]).map(|v| v.len()),
+            Some(0)
+        );
         // A caret in the field, the spinner turning twice.
         let drawn = [
             Rect::new(20, 12, 1, 16),
             Rect::new(150, 10, 16, 16),
             Rect::new(151, 11, 4, 4),
         ];
-        let ask = explained(&els, &drawn, AREA, &none).expect("explained");
+        let ask = explained(&els, &drawn, AREA, &none, &[]).expect("explained");
         assert_eq!(paths(&ask), ["/field", "/spin"]);
         // Drawing beside the window is none of its business.
-        assert!(explained(&els, &[Rect::new(300, 0, 50, 50)], AREA, &none).is_some());
+        assert!(explained(&els, &[Rect::new(300, 0, 50, 50)], AREA, &none, &[]).is_some());
     }
 
     #[test]
@@ -281,11 +424,11 @@ mod tests {
         // A page whose children all scrolled away holds none in the answer, but it is no leaf.
         let mut page = el("/page", Rect::new(0, 0, 200, 200), Vec::new());
         page.child_count = 3;
-        assert!(explained(&[page], &[Rect::new(0, 0, 200, 200)], AREA, &none).is_none());
+        assert!(explained(&[page], &[Rect::new(0, 0, 200, 200)], AREA, &none, &[]).is_none());
         // Across the field's right edge: the panel's, which may have gained a child.
-        assert!(explained(&els, &[Rect::new(100, 12, 40, 16)], AREA, &none).is_none());
+        assert!(explained(&els, &[Rect::new(100, 12, 40, 16)], AREA, &none, &[]).is_none());
         // In the panel's empty part: a row added, a scroll.
-        assert!(explained(&els, &[Rect::new(10, 100, 50, 50)], AREA, &none).is_none());
+        assert!(explained(&els, &[Rect::new(10, 100, 50, 50)], AREA, &none, &[]).is_none());
     }
 
     #[test]
@@ -293,18 +436,18 @@ mod tests {
         let els = window();
         let field: HashSet<String> = ["/field".to_string()].into();
         assert_eq!(
-            paths(&explained(&els, &[], AREA, &field).unwrap()),
+            paths(&explained(&els, &[], AREA, &field, &[]).unwrap()),
             ["/field"]
         );
         let panel: HashSet<String> = ["/panel".to_string()].into();
-        assert!(explained(&els, &[], AREA, &panel).is_none());
+        assert!(explained(&els, &[], AREA, &panel, &[]).is_none());
         // An element the answer does not hold (filtered out): drawing tells what matters.
         let other: HashSet<String> = ["/hidden".to_string()].into();
-        assert!(explained(&els, &[], AREA, &other).is_some());
+        assert!(explained(&els, &[], AREA, &other, &[]).is_some());
         // Only the left half shows: the panel and the spinner reach past it.
         let half = Rect::new(0, 0, 120, 200);
         assert_eq!(
-            paths(&explained(&els, &[], half, &HashSet::new()).unwrap()),
+            paths(&explained(&els, &[], half, &HashSet::new(), &[]).unwrap()),
             ["/panel", "/spin"]
         );
     }

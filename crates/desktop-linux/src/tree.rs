@@ -97,6 +97,9 @@ pub struct Memo {
     /// This read asks every children list again (a timed look at a toolkit that drops
     /// structural notices).
     recheck_once: bool,
+    /// This read asks every remembered element's states again too (the window was seen to
+    /// change where the app said nothing: Chromium's SHOWING on scrolling).
+    restate_once: bool,
 }
 
 impl Memo {
@@ -107,6 +110,12 @@ impl Memo {
             self.dirty_children.insert(path.to_string());
         }
         self.dirty_info.insert(path.to_string());
+    }
+
+    /// The next read asks every remembered element's states and children again.
+    pub fn restate(&mut self) {
+        self.recheck_once = true;
+        self.restate_once = true;
     }
 
     /// Whether earlier reads had to walk (the app's cache lacked part of the window).
@@ -253,6 +262,7 @@ pub async fn read_subtree_with(
         .await?;
     if let Some(m) = memo {
         m.recheck_once = false;
+        m.restate_once = false;
     }
     let mut root = assemble(&mut arena, 0);
     match quirk {
@@ -585,7 +595,9 @@ impl Walker<'_, '_> {
                 .is_some_and(|m| m.recheck_children || m.recheck_once);
             // So are the states of list, table and tree items (scrolling a view changes
             // which show) and, where the toolkit says nothing of what shows, of all.
-            let restate_all = memo.as_deref().is_some_and(|m| m.restate_all);
+            let restate_all = memo
+                .as_deref()
+                .is_some_and(|m| m.restate_all || m.restate_once);
             let again: Vec<Refresh> = remembered
                 .iter()
                 .map(|r| match r {

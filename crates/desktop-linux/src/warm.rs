@@ -40,8 +40,9 @@ struct Signals {
     /// Objects named by change events since the last read: path, and whether it was their
     /// children that changed. `None` once more than `MAX_PENDING` came (forget everything).
     touched: Mutex<Option<Vec<(String, bool)>>>,
-    /// Change signals (every one but a box's) and lost listeners so far: a kept answer
-    /// stands only while this count is as it was (`quiet`).
+    /// Change signals (but a box's, and those a kept answer can take in by asking the
+    /// element again: `quiet::patchable`) and lost listeners so far: a kept answer stands
+    /// only while this count is as it was.
     changes: AtomicU64,
     /// Objects whose box the app said changed since the last read; `None` past
     /// `MAX_PENDING`.
@@ -75,7 +76,9 @@ impl Signals {
             }
             return;
         }
-        self.changes.fetch_add(1, Ordering::SeqCst);
+        if !crate::quiet::patchable(msg) {
+            self.changes.fetch_add(1, Ordering::SeqCst);
+        }
         self.dirty.store(true, Ordering::SeqCst);
         let Some((path, children)) = crate::events::object_of(msg) else {
             return;
@@ -153,6 +156,11 @@ impl App {
                 for m in self.mirrors.values_mut() {
                     for (path, children) in &list {
                         m.memo.touched(path, *children);
+                    }
+                }
+                for a in self.answers.values_mut() {
+                    for (path, _) in &list {
+                        a.named(path);
                     }
                 }
             }
@@ -301,10 +309,17 @@ impl Warm {
         self.app(main, owner).await
     }
 
-    /// Drops the mirror of the window at `path` of `owner`: its next read walks it afresh.
-    pub async fn forget_mirror(&self, owner: &str, path: &str) {
-        if let Some(app) = self.slot(owner).lock().await.as_mut() {
-            app.mirrors.remove(path);
+    /// Has the next read of the window at `path` of `owner` ask every element its mirror
+    /// remembers for its states and children again.
+    pub async fn restate(&self, owner: &str, path: &str) {
+        if let Some(m) = self
+            .slot(owner)
+            .lock()
+            .await
+            .as_mut()
+            .and_then(|app| app.mirrors.get_mut(path))
+        {
+            m.memo.restate();
         }
     }
 

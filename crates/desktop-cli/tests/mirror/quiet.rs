@@ -1,8 +1,9 @@
 //! A quiet window's last answer is given again (`desktop-linux`'s `quiet`): here a page moves
 //! a button and scrolls without a word to accessibility (Chromium sends no signal for
-//! either), and the very next reads by the keeper and by the MCP server must show it as a
-//! fresh read does. That the keeper gives answers again at all is checked first, by its
-//! `--timing`: otherwise this would prove nothing.
+//! either), then ticks and unticks a check box (signalled: the answer takes the box's new
+//! state in), and the very next reads by the keeper and by the MCP server must show each
+//! change as a fresh read does. That the keeper gives answers again, and takes a tick in,
+//! at all is checked by its `--timing`: otherwise this would prove nothing.
 
 use crate::{elements, first_difference, Env};
 use desktop_testkit::wait_until;
@@ -43,23 +44,38 @@ pub fn silent_changes(env: &Env) {
             kept_again(env).1.then_some(())
         },
     );
-    let moves = [(120, 0), (0, 0), (200, 0), (40, 400), (40, 0), (160, 0)];
-    let mut answered_again = 0;
-    for (n, (left, top)) in moves.into_iter().enumerate() {
-        let was = mover(&env.fresh(TITLE));
-        env.silent.set_step(&format!("{} {left} {top}", n + 1));
+    // (left margin, scroll, ticked): silent moves and scrolls, then ticks alone.
+    let moves = [
+        (120, 0, 0),
+        (0, 0, 0),
+        (200, 0, 0),
+        (40, 400, 0),
+        (40, 0, 0),
+        (160, 0, 0),
+        (160, 0, 1),
+        (160, 0, 0),
+        (160, 0, 1),
+        (160, 0, 0),
+    ];
+    let (mut answered_again, mut taken_in) = (0, 0);
+    let seen = |d: &Value| (mover(d), d["elements"].to_string().contains("\"k\":true"));
+    for (n, (left, top, ticked)) in moves.into_iter().enumerate() {
+        let was = seen(&env.fresh(TITLE));
+        env.silent
+            .set_step(&format!("{} {left} {top} {ticked}", n + 1));
         // A fresh read sees the change first: it is in the app's tree now.
-        let fresh = wait_until(Duration::from_secs(5), "the page to move", || {
+        let fresh = wait_until(Duration::from_secs(5), "the page to change", || {
             let d = env.fresh(TITLE);
-            (mover(&d) != was).then_some(d)
+            (seen(&d) != was).then_some(d)
         });
         // Then, with nothing waited for, the keeper and the MCP server.
         let (kept, timing) = env.kept_with_timing(TITLE);
+        taken_in += usize::from(timing.contains(" patched=1"));
         let mcp = env.mirrored(TITLE);
         for (face, read) in [("keeper", &kept), ("MCP", &mcp)] {
             assert!(
                 elements(read) == elements(&fresh),
-                "move {} ({left}, {top}), {face} (keeper's {}): {}",
+                "change {} ({left}, {top}, {ticked}), {face} (keeper's {}): {}",
                 n + 1,
                 timing.trim(),
                 first_difference(&elements(read), &elements(&fresh))
@@ -78,5 +94,9 @@ pub fn silent_changes(env: &Env) {
     assert!(
         answered_again > 0,
         "the keeper never gave an answer again once the page held still"
+    );
+    assert!(
+        taken_in > 0,
+        "the keeper never took a tick into its last answer: every read after one was full"
     );
 }
