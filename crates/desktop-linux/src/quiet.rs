@@ -1,8 +1,9 @@
 //! A window's last answer given again while the window is quiet (X11, long-lived processes):
-//! its app has sent no change signal since, no other window covers it, and nothing was
-//! drawn in it but inside elements of the answer that hold nothing else (a caret in its
-//! field, a spinner) — those elements, and any whose box the app says changed or that
-//! reaches past the screen, are asked again and must be as they were.
+//! no other window covers it, its app has signalled nothing since but what the answer can
+//! take in (a state or value of an element it shows: that element is asked again whole),
+//! and nothing was drawn in it but inside elements of the answer that hold nothing else (a
+//! caret in its field, a spinner, a ticked box) — those, and any whose box the app says
+//! changed or that reaches past the screen, are asked again and must be as they were.
 //!
 //! Why drawing tells what signals do not: whatever moves, appears or changes in a window
 //! that shows is drawn, where it was and where it is (scrolling included, which no toolkit
@@ -13,6 +14,7 @@
 use crate::bus::{Addr, Bus};
 use crate::damage::Drawn;
 use desktop_core::{Filters, Node, ReadData, Rect, States, WindowInfo};
+use futures_util::future::join_all;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -50,8 +52,18 @@ pub struct Seen<'a> {
     pub shift: (i32, i32),
 }
 
-/// Boxes the app said changed kept per answer, at most.
-const MAX_MOVED: usize = 1024;
+/// Elements the app named kept per answer, at most, for each kind of signal.
+const MAX_NAMED: usize = 1024;
+
+/// Adds `path` to `set`, which becomes `None` (too many to keep) past [`MAX_NAMED`].
+fn note(set: &mut Option<HashSet<String>>, path: &str) {
+    match set.as_mut() {
+        Some(s) if s.len() < MAX_NAMED => {
+            s.insert(path.to_string());
+        }
+        _ => *set = None,
+    }
+}
 
 impl Answer {
     pub fn new(seen: Seen<'_>, data: &ReadData) -> Answer {
@@ -71,24 +83,12 @@ impl Answer {
 
     /// The app said the box of the element at `path` changed.
     pub fn moved(&mut self, path: &str) {
-        if let Some(m) = self.moved.as_mut() {
-            if m.len() >= MAX_MOVED {
-                self.moved = None;
-            } else {
-                m.insert(path.to_string());
-            }
-        }
+        note(&mut self.moved, path);
     }
 
     /// A signal of the app named the element at `path`.
     pub fn named(&mut self, path: &str) {
-        if let Some(m) = self.named.as_mut() {
-            if m.len() >= MAX_MOVED {
-                self.named = None;
-            } else {
-                m.insert(path.to_string());
-            }
-        }
+        note(&mut self.named, path);
     }
 
     /// The app's signals can no longer be told apart: nothing kept can be trusted.
@@ -132,8 +132,9 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
     };
     let (dx, dy) = answer.shift;
     let shifted = |b: Option<Rect>| b.map(|b| Rect::new(b.x + dx, b.y + dy, b.w, b.h));
-    for n in &ask {
-        let Ok((bounds, value)) = crate::hydrate::look(bus, n).await else {
+    let looks = join_all(ask.iter().map(|n| crate::hydrate::look(bus, n))).await;
+    for (n, look) in ask.iter().zip(looks) {
+        let Ok((bounds, value)) = look else {
             return Outcome::Drew;
         };
         if shifted(bounds) != n.bounds || (crate::hydrate::has_value(n) && value != n.value) {
@@ -143,11 +144,14 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
     // Elements the app said changed: asked again whole, and taken in where only what a
     // read shows of them changed (a state, a value), never what shapes the answer.
     let mut patches = Vec::new();
-    for n in &named {
-        let (now, look) = tokio::join!(
+    let asked_whole = join_all(named.iter().map(|n| async move {
+        tokio::join!(
             crate::tree::fetch_node(bus, n.handle.clone(), asked.get_all),
             crate::hydrate::look(bus, n)
-        );
+        )
+    }))
+    .await;
+    for (n, (now, look)) in named.iter().zip(asked_whole) {
         let (Ok(now), Ok((bounds, value))) = (now, look) else {
             return Outcome::Read;
         };
@@ -296,7 +300,7 @@ fn to_ask<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<To
         .ok_or(Miss::Read)?;
     // Drawing first: it tells of silent changes whatever else the app said meanwhile.
     let rects = drawn.since(answer.drawn).ok_or(Miss::Drew)?;
-    let ask = explained(&answer.data.elements, &rects, area, moved, &named).ok_or(Miss::Drew)?;
+    let ask = explained(&answer.data.elements, &rects, area, moved).ok_or(Miss::Drew)?;
     let same = answer.filters == *asked.filters
         && answer.screen == asked.screen
         && answer.window == *asked.window
@@ -318,7 +322,6 @@ fn explained<'a>(
     drawn: &[Rect],
     area: Rect,
     moved: &HashSet<String>,
-    named: &[&Node],
 ) -> Option<Vec<&'a Node>> {
     let mut all = Vec::new();
     for n in elements {
@@ -343,12 +346,10 @@ fn explained<'a>(
         if !r.intersects(&area) {
             continue;
         }
-        // Drawn inside an element the app said changed (asked again whole, its child
-        // count with it), or inside one that holds nothing else: only it may have changed.
+        // Drawn inside an element that holds nothing else: only it may have changed. (Not
+        // so inside one that holds others, even one a signal named: its children may have
+        // moved among themselves without a word, their count the same.)
         let inside = |n: &&Node| n.bounds.is_some_and(|b| b.contains(r));
-        if named.iter().any(inside) {
-            continue;
-        }
         add(leaves.iter().copied().find(inside)?);
     }
     for n in all {
@@ -401,20 +402,17 @@ mod tests {
     fn drawing_inside_leaves_asks_them_again_and_nothing_else() {
         let els = window();
         let none = HashSet::new();
-        assert_eq!(
-            explained(&els, &[], AREA, &none, &[]).map(|v| v.len()),
-            Some(0)
-        );
+        assert_eq!(explained(&els, &[], AREA, &none).map(|v| v.len()), Some(0));
         // A caret in the field, the spinner turning twice.
         let drawn = [
             Rect::new(20, 12, 1, 16),
             Rect::new(150, 10, 16, 16),
             Rect::new(151, 11, 4, 4),
         ];
-        let ask = explained(&els, &drawn, AREA, &none, &[]).expect("explained");
+        let ask = explained(&els, &drawn, AREA, &none).expect("explained");
         assert_eq!(paths(&ask), ["/field", "/spin"]);
         // Drawing beside the window is none of its business.
-        assert!(explained(&els, &[Rect::new(300, 0, 50, 50)], AREA, &none, &[]).is_some());
+        assert!(explained(&els, &[Rect::new(300, 0, 50, 50)], AREA, &none).is_some());
     }
 
     #[test]
@@ -424,11 +422,11 @@ mod tests {
         // A page whose children all scrolled away holds none in the answer, but it is no leaf.
         let mut page = el("/page", Rect::new(0, 0, 200, 200), Vec::new());
         page.child_count = 3;
-        assert!(explained(&[page], &[Rect::new(0, 0, 200, 200)], AREA, &none, &[]).is_none());
+        assert!(explained(&[page], &[Rect::new(0, 0, 200, 200)], AREA, &none).is_none());
         // Across the field's right edge: the panel's, which may have gained a child.
-        assert!(explained(&els, &[Rect::new(100, 12, 40, 16)], AREA, &none, &[]).is_none());
+        assert!(explained(&els, &[Rect::new(100, 12, 40, 16)], AREA, &none).is_none());
         // In the panel's empty part: a row added, a scroll.
-        assert!(explained(&els, &[Rect::new(10, 100, 50, 50)], AREA, &none, &[]).is_none());
+        assert!(explained(&els, &[Rect::new(10, 100, 50, 50)], AREA, &none).is_none());
     }
 
     #[test]
@@ -436,18 +434,18 @@ mod tests {
         let els = window();
         let field: HashSet<String> = ["/field".to_string()].into();
         assert_eq!(
-            paths(&explained(&els, &[], AREA, &field, &[]).unwrap()),
+            paths(&explained(&els, &[], AREA, &field).unwrap()),
             ["/field"]
         );
         let panel: HashSet<String> = ["/panel".to_string()].into();
-        assert!(explained(&els, &[], AREA, &panel, &[]).is_none());
+        assert!(explained(&els, &[], AREA, &panel).is_none());
         // An element the answer does not hold (filtered out): drawing tells what matters.
         let other: HashSet<String> = ["/hidden".to_string()].into();
-        assert!(explained(&els, &[], AREA, &other, &[]).is_some());
+        assert!(explained(&els, &[], AREA, &other).is_some());
         // Only the left half shows: the panel and the spinner reach past it.
         let half = Rect::new(0, 0, 120, 200);
         assert_eq!(
-            paths(&explained(&els, &[], half, &HashSet::new(), &[]).unwrap()),
+            paths(&explained(&els, &[], half, &HashSet::new()).unwrap()),
             ["/panel", "/spin"]
         );
     }
