@@ -287,6 +287,7 @@ async fn read_window_with(
         _ => None,
     };
     let mut seen = None;
+    let mut drew = None;
     let mut known = known;
     if let Some((w, drawn)) = quietly {
         let (owner, path) = (handle.owner(), handle.path());
@@ -311,10 +312,11 @@ async fn read_window_with(
                     // Chromium changes which elements show as a page scrolls without a
                     // signal: its cache is asked again, and the states the window's mirror
                     // remembers.
-                    quiet::Outcome::Drew
+                    quiet::Outcome::Drew(at)
                         if known.as_ref().is_some_and(tree::AppCache::scrolls_silently) =>
                     {
                         timing.push(("drew", 1.0));
+                        drew = Some(at);
                         w.restate(owner, path).await;
                         let (_, cache) = w
                             .app_afresh(&d.bus, owner)
@@ -322,7 +324,7 @@ async fn read_window_with(
                             .map_err(|e| app_error(e, &window.app, d.timeout))?;
                         known = Some(cache);
                     }
-                    quiet::Outcome::Drew | quiet::Outcome::Read => {}
+                    quiet::Outcome::Drew(_) | quiet::Outcome::Read => {}
                 }
             }
             seen = w.changes(owner).await.map(|changes| (changes, now));
@@ -404,6 +406,7 @@ async fn read_window_with(
                 changes,
                 drawn,
                 shift: shift.unwrap_or((0, 0)),
+                drew,
             };
             let answer = quiet::Answer::new(seen, &data);
             w.keep_answer(handle.owner(), handle.path(), answer).await;

@@ -21,6 +21,10 @@ use std::time::{Duration, Instant};
 /// An answer is read in full again once it is this old, whatever was seen meanwhile.
 const MAX_AGE: Duration = Duration::from_secs(3);
 
+/// After drawing nothing explained, the window is read in full (as if drawn again) for this
+/// long: Chromium marks what a scroll hid a little after it draws the scroll, silently.
+const SETTLE: Duration = Duration::from_millis(500);
+
 /// Elements asked again in one look at most; past that the window is read in full.
 const MAX_ASKED: usize = 64;
 
@@ -40,6 +44,8 @@ pub struct Answer {
     named: Option<HashSet<String>>,
     /// Added to boxes the toolkit gives from its window's corner (GTK 4).
     shift: (i32, i32),
+    /// When drawing nothing explained was last seen, if before this answer's read.
+    drew: Option<Instant>,
     at: Instant,
 }
 
@@ -50,6 +56,8 @@ pub struct Seen<'a> {
     pub changes: u64,
     pub drawn: u64,
     pub shift: (i32, i32),
+    /// When drawing nothing explained was last seen (`Outcome::Drew`), if it was.
+    pub drew: Option<Instant>,
 }
 
 /// Elements the app named kept per answer, at most, for each kind of signal.
@@ -77,6 +85,7 @@ impl Answer {
             moved: Some(HashSet::new()),
             named: Some(HashSet::new()),
             shift: seen.shift,
+            drew: seen.drew,
             at: Instant::now(),
         }
     }
@@ -116,8 +125,9 @@ pub enum Outcome {
     /// Given again (the data), and kept on (the answer).
     Again(Box<(ReadData, Answer)>),
     /// The window changed where the app may not have said so (drawing that no leaf
-    /// explains, a leaf not as it was): what the app's own cache holds may be stale too.
-    Drew,
+    /// explains, a leaf not as it was, or such drawing less than [`SETTLE`] ago: when):
+    /// what the app's own cache holds may be stale too.
+    Drew(Instant),
     /// Not to be given again (another read, a change signalled, a cover, too old).
     Read,
 }
@@ -127,7 +137,7 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
     let t = Instant::now();
     let (ask, named) = match to_ask(drawn, &answer, &asked) {
         Ok(both) => both,
-        Err(Miss::Drew) => return Outcome::Drew,
+        Err(Miss::Drew(at)) => return Outcome::Drew(at),
         Err(Miss::Read) => return Outcome::Read,
     };
     let (dx, dy) = answer.shift;
@@ -135,10 +145,10 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
     let looks = join_all(ask.iter().map(|n| crate::hydrate::look(bus, n))).await;
     for (n, look) in ask.iter().zip(looks) {
         let Ok((bounds, value)) = look else {
-            return Outcome::Drew;
+            return Outcome::Drew(Instant::now());
         };
         if shifted(bounds) != n.bounds || (crate::hydrate::has_value(n) && value != n.value) {
-            return Outcome::Drew;
+            return Outcome::Drew(Instant::now());
         }
     }
     // Elements the app said changed: asked again whole, and taken in where only what a
@@ -263,7 +273,7 @@ pub fn patchable(msg: &zbus::Message) -> bool {
 
 /// Why an answer is not given again: the two kinds of [`Outcome`] that are.
 enum Miss {
-    Drew,
+    Drew(Instant),
     Read,
 }
 
@@ -282,7 +292,7 @@ fn to_ask<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<To
         return Err(Miss::Read);
     }
     let (Some(named), Some(moved)) = (answer.named.as_ref(), answer.moved.as_ref()) else {
-        return Err(Miss::Drew);
+        return Err(Miss::Drew(Instant::now()));
     };
     let mut all = Vec::new();
     for n in &answer.data.elements {
@@ -299,8 +309,13 @@ fn to_ask<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<To
         .collect::<Option<_>>()
         .ok_or(Miss::Read)?;
     // Drawing first: it tells of silent changes whatever else the app said meanwhile.
-    let rects = drawn.since(answer.drawn).ok_or(Miss::Drew)?;
-    let ask = explained(&answer.data.elements, &rects, area, moved).ok_or(Miss::Drew)?;
+    let drew = Miss::Drew(Instant::now());
+    let rects = drawn.since(answer.drawn).ok_or(drew)?;
+    let ask =
+        explained(&answer.data.elements, &rects, area, moved).ok_or(Miss::Drew(Instant::now()))?;
+    if let Some(at) = answer.drew.filter(|at| at.elapsed() < SETTLE) {
+        return Err(Miss::Drew(at));
+    }
     let same = answer.filters == *asked.filters
         && answer.screen == asked.screen
         && answer.window == *asked.window
