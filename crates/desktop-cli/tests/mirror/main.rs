@@ -258,6 +258,30 @@ fn window_lists(env: &Env) {
     assert!(read(app).is_err(), "nor is its app's");
 }
 
+/// Starts a Chromium of its own (its profile in `profile`) on `url`, at the screen's corner.
+fn browser(desk: &mut Desk, profile: &std::path::Path, url: &str, size: &str) {
+    let profile_arg = format!("--user-data-dir={}", profile.display());
+    let size_arg = format!("--window-size={size}");
+    desk.launch(
+        &[
+            "chromium",
+            "--no-sandbox",
+            "--force-renderer-accessibility",
+            "--test-type",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-sync",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--window-position=0,0",
+            &size_arg,
+            &profile_arg,
+            url,
+        ],
+        "chromium",
+    );
+}
+
 fn main() {
     let mut desk = Desk::start(BIN);
     let dir = desk.temp_dir("mirror");
@@ -285,49 +309,15 @@ fn main() {
         fifos.push((app, fifo));
     }
     let page = server::Server::start(&fixtures.join("churn.html"));
-    let profile = dir.join("chromium");
-    let profile_arg = format!("--user-data-dir={}", profile.display());
-    let url = page.url();
-    desk.launch(
-        &[
-            "chromium",
-            "--no-sandbox",
-            "--force-renderer-accessibility",
-            "--test-type",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-sync",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--window-position=0,0",
-            "--window-size=1000,780",
-            &profile_arg,
-            &url,
-        ],
-        "chromium",
-    );
+    browser(&mut desk, &dir.join("chromium"), &page.url(), "1000,780");
     desk.wait_for_text("chromium", "step 0", 20);
     // A second browser, for the page that changes silently (`quiet`).
     let silent = server::Server::start(&fixtures.join("silent.html"));
-    let profile_arg = format!("--user-data-dir={}", dir.join("chromium-silent").display());
-    let url = silent.url();
-    desk.launch(
-        &[
-            "chromium",
-            "--no-sandbox",
-            "--force-renderer-accessibility",
-            "--test-type",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-sync",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--window-position=0,0",
-            "--window-size=900,600",
-            &profile_arg,
-            &url,
-        ],
-        "chromium",
+    browser(
+        &mut desk,
+        &dir.join("chromium-silent"),
+        &silent.url(),
+        "900,600",
     );
     wait_until(Duration::from_secs(30), "the silent page", || {
         let run = desk.cli(&["read", "--window", "Silent Page", "--text", "Silent page"]);
