@@ -126,6 +126,77 @@ fn blank_values(nodes: &mut [Node], secrets: &Secrets) {
     }
 }
 
+/// The window list as the model is shown it.
+async fn window_lines<D: Desktop>(d: &D) -> String {
+    match d.windows(&Target::default()).await {
+        Ok(list) => list
+            .windows
+            .iter()
+            .map(|w| {
+                format!(
+                    "- {} \"{}\"{}",
+                    w.app,
+                    w.title,
+                    if w.focused { " (focused)" } else { "" }
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Err(e) => format!("(cannot list windows: {})", e.message),
+    }
+}
+
+/// The screenshot the model is shown of the window `data` read (the focused one without).
+fn shot_request<D: Desktop>(
+    d: &D,
+    data: Option<&ReadData>,
+    o: &Options,
+    hide: Vec<Rect>,
+) -> ShotRequest {
+    let target = Target {
+        window_id: data.and_then(|d| d.window.id),
+        ..Target::default()
+    };
+    // Long edge at most 1568 px and about 1.15 megapixels: what vision models take
+    // without resizing again (a second resize shifts clicks). A display of scale 2
+    // captures 4 pixels a unit.
+    let scale = match data.and_then(|d| d.window.bounds) {
+        Some(b) if b.w > 0 && b.h > 0 => {
+            let displays = d.displays();
+            let px = displays
+                .iter()
+                .find(|x| x.bounds.contains_point(b.x, b.y))
+                .or_else(|| displays.iter().find(|x| x.primary))
+                .map_or(1.0, |x| x.scale);
+            (1.15e6 / (f64::from(b.w) * f64::from(b.h) * px * px))
+                .sqrt()
+                .clamp(0.1, 1.0)
+        }
+        _ => 1.0,
+    };
+    ShotRequest {
+        target,
+        id: None,
+        region: None,
+        encoding: Encoding::Jpeg { quality: 75 },
+        scale,
+        max_edge: Some(1568),
+        annotate: true,
+        grid: o.grid,
+        hide,
+        overlays: if o.pointer {
+            Overlays {
+                cursor: true,
+                inset: Some(Inset::default()),
+                banner: true,
+                coords: Coords::Image,
+            }
+        } else {
+            Overlays::default()
+        },
+    }
+}
+
 /// Observes the working window (falling back to the focused one if it went away). Secrets
 /// are blanked in the text and painted over in the screenshot.
 pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &Secrets) -> Screen {
@@ -141,22 +212,6 @@ pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &
     if first.is_err() && !scope.is_empty() {
         first = d.read(&Target::default(), &filters).await;
     }
-    let windows = match d.windows(&Target::default()).await {
-        Ok(list) => list
-            .windows
-            .iter()
-            .map(|w| {
-                format!(
-                    "- {} \"{}\"{}",
-                    w.app,
-                    w.title,
-                    if w.focused { " (focused)" } else { "" }
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        Err(e) => format!("(cannot list windows: {})", e.message),
-    };
     let mut hide = Vec::new();
     let (data, tree) = match first {
         Ok(mut data) => {
@@ -175,6 +230,17 @@ pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &
             format!("(no readable window: {}: {})", e.code.as_str(), e.message),
         ),
     };
+    // The window list and the screenshot at once: one waits on the window system, the other
+    // mostly encodes.
+    let shot = async {
+        if o.screenshot {
+            let req = shot_request(d, data.as_ref(), o, hide);
+            Some(screenshot::take(d, &req, data.as_ref()).await)
+        } else {
+            None
+        }
+    };
+    let (windows, shot) = tokio::join!(window_lines(d), shot);
     let what = if data.as_ref().is_some_and(|d| d.page) {
         "the browser's page only, its address the web element's value; ctrl+l reaches the address bar"
     } else {
@@ -187,72 +253,29 @@ pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &
     );
     let mut frame = None;
     let mut image = None;
-    if o.screenshot {
-        let target = Target {
-            window_id: data.as_ref().and_then(|d| d.window.id),
-            ..Target::default()
-        };
-        // Long edge at most 1568 px and about 1.15 megapixels: what vision models take
-        // without resizing again (a second resize shifts clicks). A display of scale 2
-        // captures 4 pixels a unit.
-        let scale = match data.as_ref().and_then(|d| d.window.bounds) {
-            Some(b) if b.w > 0 && b.h > 0 => {
-                let displays = d.displays();
-                let px = displays
-                    .iter()
-                    .find(|x| x.bounds.contains_point(b.x, b.y))
-                    .or_else(|| displays.iter().find(|x| x.primary))
-                    .map_or(1.0, |x| x.scale);
-                (1.15e6 / (f64::from(b.w) * f64::from(b.h) * px * px))
-                    .sqrt()
-                    .clamp(0.1, 1.0)
+    match shot {
+        Some(Ok(s)) => {
+            let g = &s.info;
+            let f = Frame {
+                origin: g.origin,
+                scale: g.scale,
+                width: g.width,
+                height: g.height,
+            };
+            text.push_str(&format!(
+                "\nScreenshot: {}x{} px of the working window, element ids drawn on it{}. Prefer ids; for points use its pixels (space \"image\") or 0-1000 across it (\"normalized\").",
+                f.width,
+                f.height,
+                if o.grid { ", with a coordinate grid" } else { "" }
+            ));
+            if o.pointer {
+                text.push_str(&pointing(g));
             }
-            _ => 1.0,
-        };
-        let req = ShotRequest {
-            target,
-            id: None,
-            region: None,
-            encoding: Encoding::Jpeg { quality: 75 },
-            scale,
-            max_edge: Some(1568),
-            annotate: true,
-            grid: o.grid,
-            hide,
-            overlays: if o.pointer {
-                Overlays {
-                    cursor: true,
-                    inset: Some(Inset::default()),
-                    banner: true,
-                    coords: Coords::Image,
-                }
-            } else {
-                Overlays::default()
-            },
-        };
-        match screenshot::take(d, &req, data.as_ref()).await {
-            Ok(s) => {
-                let g = &s.info;
-                let f = Frame {
-                    origin: g.origin,
-                    scale: g.scale,
-                    width: g.width,
-                    height: g.height,
-                };
-                text.push_str(&format!(
-                    "\nScreenshot: {}x{} px of the working window, element ids drawn on it{}. Prefer ids; for points use its pixels (space \"image\") or 0-1000 across it (\"normalized\").",
-                    f.width,
-                    f.height,
-                    if o.grid { ", with a coordinate grid" } else { "" }
-                ));
-                if o.pointer {
-                    text.push_str(&pointing(g));
-                }
-                frame = Some(f);
-                image = Some((s.mime, s.bytes));
-            }
-            Err(e) => text.push_str(&format!("\n(no screenshot: {})", e.message)),
+            frame = Some(f);
+            image = Some((s.mime, s.bytes));
         }
+        Some(Err(e)) => text.push_str(&format!("\n(no screenshot: {})", e.message)),
+        None => {}
     }
     Screen {
         data,

@@ -53,6 +53,19 @@ impl Rect {
         Some(Rect::new(x0, y0, w, h)).filter(|r| r.w > 0 && r.h > 0)
     }
 
+    /// The smallest rectangle holding both (saturating at the edges of `i32`).
+    pub fn union(&self, other: &Rect) -> Rect {
+        let x0 = self.x.min(other.x);
+        let y0 = self.y.min(other.y);
+        let clamp = |v: i64| i32::try_from(v).unwrap_or(i32::MAX);
+        Rect::new(
+            x0,
+            y0,
+            clamp(self.right().max(other.right()) - i64::from(x0)),
+            clamp(self.bottom().max(other.bottom()) - i64::from(y0)),
+        )
+    }
+
     pub fn contains_point(&self, x: i32, y: i32) -> bool {
         x >= self.x && y >= self.y && i64::from(x) < self.right() && i64::from(y) < self.bottom()
     }

@@ -59,7 +59,7 @@ pub async fn gather(bus: &Bus, nodes: &mut [Node], visible_only: bool) -> Result
 
 /// A wordless element that may be a control: it takes actions, is not a password, and
 /// holds nothing but icon glyphs.
-fn is_candidate(n: &Node, visible_only: bool) -> bool {
+pub(crate) fn is_candidate(n: &Node, visible_only: bool) -> bool {
     n.caps.contains(Caps::ACTION)
         && !n.is_secure()
         && wordless(&n.name)

@@ -292,12 +292,12 @@ async fn read_window_with(
     if let Some((w, drawn)) = quietly {
         let (owner, path) = (handle.owner(), handle.path());
         if let Some(now) = drawn.now() {
-            if let Some((answer, changes)) = w.answer(owner, path).await {
+            if let Some((answer, heard)) = w.answer(owner, path).await {
                 let asked = quiet::Asked {
                     filters,
                     screen: d.screen(),
                     window: &window,
-                    changes,
+                    heard,
                     drawn: now,
                     get_all: known.as_ref().is_some_and(|c| c.get_all),
                 };
@@ -327,7 +327,7 @@ async fn read_window_with(
                     quiet::Outcome::Drew(_) | quiet::Outcome::Read => {}
                 }
             }
-            seen = w.changes(owner).await.map(|changes| (changes, now));
+            seen = w.changes(owner).await.map(|heard| (heard, now));
         }
     }
     // A long-lived process reads through its mirror of the window, unless the caller
@@ -398,12 +398,12 @@ async fn read_window_with(
     };
     let mut data = pipeline::finish(walked, filters, d.screen(), hydrate).await?;
     data.window_boxes = window_boxes;
-    if let (Some(w), Some((changes, drawn))) = (&d.warm, seen) {
+    if let (Some(w), Some((heard, drawn))) = (&d.warm, seen) {
         if !window_boxes && data.incomplete.is_none() {
             let seen = quiet::Seen {
                 filters,
                 screen: d.screen(),
-                changes,
+                heard,
                 drawn,
                 shift: shift.unwrap_or((0, 0)),
                 drew,

@@ -13,7 +13,7 @@
 
 use crate::bus::{Addr, Bus};
 use crate::damage::Drawn;
-use desktop_core::{Filters, Node, ReadData, Rect, States, WindowInfo};
+use desktop_core::{Filters, Node, ReadData, Rect, Role, States, WindowInfo};
 use futures_util::future::join_all;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -34,14 +34,16 @@ pub struct Answer {
     screen: Option<Rect>,
     window: WindowInfo,
     data: ReadData,
-    /// The app's count of change signals when it was read.
-    changes: u64,
+    /// The app's counts of signals when it was read.
+    heard: crate::warm::Heard,
     /// The number of the first rectangle drawn after it was read ([`Drawn::now`]).
     drawn: u64,
     /// Elements whose box the app said changed since (`None`: too many to keep).
     moved: Option<HashSet<String>>,
     /// Elements the app's other signals named since (`None`: too many to keep).
     named: Option<HashSet<String>>,
+    /// Elements whose children the app said changed since (`None`: too many to keep).
+    reshaped: Option<HashSet<String>>,
     /// Added to boxes the toolkit gives from its window's corner (GTK 4).
     shift: (i32, i32),
     /// When drawing nothing explained was last seen, if before this answer's read.
@@ -53,7 +55,7 @@ pub struct Answer {
 pub struct Seen<'a> {
     pub filters: &'a Filters,
     pub screen: Option<Rect>,
-    pub changes: u64,
+    pub heard: crate::warm::Heard,
     pub drawn: u64,
     pub shift: (i32, i32),
     /// When drawing nothing explained was last seen (`Outcome::Drew`), if it was.
@@ -80,14 +82,20 @@ impl Answer {
             screen: seen.screen,
             window: data.window.clone(),
             data: data.clone(),
-            changes: seen.changes,
+            heard: seen.heard,
             drawn: seen.drawn,
             moved: Some(HashSet::new()),
             named: Some(HashSet::new()),
+            reshaped: Some(HashSet::new()),
             shift: seen.shift,
             drew: seen.drew,
             at: Instant::now(),
         }
+    }
+
+    /// The app's counts of signals it was read (or last asked about) at.
+    pub fn heard(&self) -> u64 {
+        self.heard.all
     }
 
     /// The app said the box of the element at `path` changed.
@@ -95,15 +103,33 @@ impl Answer {
         note(&mut self.moved, path);
     }
 
-    /// A signal of the app named the element at `path`.
-    pub fn named(&mut self, path: &str) {
-        note(&mut self.named, path);
+    /// A signal of the app named the element at `path` (said its `children` changed).
+    pub fn named(&mut self, path: &str, children: bool) {
+        if children {
+            note(&mut self.reshaped, path);
+        } else {
+            note(&mut self.named, path);
+        }
     }
 
     /// The app's signals can no longer be told apart: nothing kept can be trusted.
     pub fn forget(&mut self) {
         self.moved = None;
         self.named = None;
+        self.reshaped = None;
+    }
+
+    /// Whether a change of children outside what the answer shows can leave it as it is:
+    /// only the interactive filter drops all an element may gain (text, containers), and
+    /// only an answer with nothing cut off at its limit shows every element kept.
+    fn takes_outside_changes(&self) -> bool {
+        let f = &self.filters;
+        f.interactive
+            && f.visible_only
+            && f.roles.is_none()
+            && f.text.is_none()
+            && !f.full
+            && self.data.total == self.data.shown
     }
 }
 
@@ -112,8 +138,8 @@ pub struct Asked<'a> {
     pub filters: &'a Filters,
     pub screen: Option<Rect>,
     pub window: &'a WindowInfo,
-    /// The app's count of change signals now.
-    pub changes: u64,
+    /// The app's counts of signals now.
+    pub heard: crate::warm::Heard,
     /// [`Drawn::now`], just taken.
     pub drawn: u64,
     /// Whether `Properties.GetAll` is safe with the app's toolkit (asking a named element).
@@ -135,32 +161,78 @@ pub enum Outcome {
 /// The answer again if the window is quiet (see the module), brought up to `asked`.
 pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_>) -> Outcome {
     let t = Instant::now();
-    let (ask, named) = match to_ask(drawn, &answer, &asked) {
-        Ok(both) => both,
+    let (dx, dy) = answer.shift;
+    let shifted = |b: Option<Rect>| b.map(|b| Rect::new(b.x + dx, b.y + dy, b.w, b.h));
+    let Pending {
+        named,
+        outside,
+        drawn: rects,
+        area,
+    } = match pending(drawn, &answer, &asked) {
+        Ok(p) => p,
         Err(Miss::Drew(at)) => return Outcome::Drew(at),
         Err(Miss::Read) => return Outcome::Read,
     };
-    let (dx, dy) = answer.shift;
-    let shifted = |b: Option<Rect>| b.map(|b| Rect::new(b.x + dx, b.y + dy, b.w, b.h));
-    let looks = join_all(ask.iter().map(|n| crate::hydrate::look(bus, n))).await;
-    for (n, look) in ask.iter().zip(looks) {
-        let Ok((bounds, value)) = look else {
+    // All asked at once: the elements outside the answer whose children changed (taken in
+    // where the answer stays as it is; their boxes explain their drawing), every element
+    // the drawing may have to be explained by, for its box and value, and the elements the
+    // app said changed, whole (taken in where only what a read shows of them changed: a
+    // state, a value, never what shapes the answer).
+    let owner = asked.window.handle.as_ref().map_or("", |h| h.owner());
+    let unmoved = HashSet::new();
+    let moved = answer.moved.as_ref().unwrap_or(&unmoved);
+    let may_ask = candidates(&answer.data.elements, &rects, area, moved);
+    if may_ask.len() + named.len() + outside.len() > MAX_ASKED {
+        return Outcome::Read;
+    }
+    let (boxes, looks, asked_whole) =
+        tokio::join!(
+            join_all(
+                outside
+                    .iter()
+                    .map(|p| outside_box(bus, &answer, owner, p, shifted))
+            ),
+            join_all(may_ask.iter().map(|n| async move {
+                tokio::join!(crate::hydrate::look(bus, n), state_of(bus, n))
+            })),
+            join_all(named.iter().map(|n| async move {
+                tokio::join!(
+                    crate::tree::fetch_node(bus, n.handle.clone(), asked.get_all),
+                    crate::hydrate::look(bus, n)
+                )
+            }))
+        );
+    let Some(held) = boxes.into_iter().collect::<Option<Vec<Rect>>>() else {
+        return Outcome::Read;
+    };
+    let Some(ask) = explained(&answer.data.elements, &rects, area, moved, &held) else {
+        return Outcome::Drew(Instant::now());
+    };
+    if let Some(at) = answer.drew.filter(|at| at.elapsed() < SETTLE) {
+        return Outcome::Drew(at);
+    }
+    // Elements drawn in: box and value as they were, and states too but for those the
+    // answer takes in (some apps change a state without a signal: Chromium a check box
+    // unticked and disabled at once).
+    let mut patches = Vec::new();
+    for (n, (look, states)) in may_ask.iter().zip(looks) {
+        if !ask.iter().any(|a| std::ptr::eq(*a, *n)) {
+            continue;
+        }
+        let (Ok((bounds, value)), Ok(states)) = (look, states) else {
             return Outcome::Drew(Instant::now());
         };
-        if shifted(bounds) != n.bounds || (crate::hydrate::has_value(n) && value != n.value) {
+        if shifted(bounds) != n.bounds
+            || (crate::hydrate::has_value(n) && value != n.value)
+            || (n.states.bits() ^ states.bits()) & !PATCHED.bits() != 0
+        {
             return Outcome::Drew(Instant::now());
         }
+        // (One a signal named is taken in below, whole.)
+        if states != n.states && !named.iter().any(|m| std::ptr::eq(*m, *n)) {
+            patches.push((n.handle.clone(), states, n.value.clone()));
+        }
     }
-    // Elements the app said changed: asked again whole, and taken in where only what a
-    // read shows of them changed (a state, a value), never what shapes the answer.
-    let mut patches = Vec::new();
-    let asked_whole = join_all(named.iter().map(|n| async move {
-        tokio::join!(
-            crate::tree::fetch_node(bus, n.handle.clone(), asked.get_all),
-            crate::hydrate::look(bus, n)
-        )
-    }))
-    .await;
     for (n, (now, look)) in named.iter().zip(asked_whole) {
         let (Ok(now), Ok((bounds, value))) = (now, look) else {
             return Outcome::Read;
@@ -181,7 +253,7 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
         };
         patches.push((n.handle.clone(), now.states, value));
     }
-    let (asked_again, patched) = (ask.len(), patches.len());
+    let (asked_again, patched, absorbed) = (ask.len(), patches.len(), held.len());
     for (handle, states, value) in patches {
         for e in answer.data.elements.iter_mut() {
             e.walk_mut(&mut |x| {
@@ -194,9 +266,10 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
     }
     // As good as a read now: what is drawn and signalled later is compared from here.
     answer.drawn = asked.drawn;
-    answer.changes = asked.changes;
+    answer.heard = asked.heard;
     answer.moved = Some(HashSet::new());
     answer.named = Some(HashSet::new());
+    answer.reshaped = Some(HashSet::new());
     let mut data = answer.data.clone();
     data.ts = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -205,6 +278,7 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
         ("again", t.elapsed().as_secs_f64() * 1000.0),
         ("asked", asked_again as f64),
         ("patched", patched as f64),
+        ("absorbed", absorbed as f64),
     ];
     Outcome::Again(Box::new((data, answer)))
 }
@@ -223,6 +297,13 @@ const PATCHED: States = States::FOCUSED
     .union(States::READ_ONLY)
     .union(States::DISABLED)
     .union(States::ACTIVE);
+
+/// Whether an answer may take in what `msg` signals by asking again: what [`patchable`]
+/// says, or a change of children, taken in where the element is outside the answer and
+/// what it holds now adds nothing to it (else the window is read in full).
+pub fn absorbable(msg: &zbus::Message) -> bool {
+    patchable(msg) || crate::events::object_of(msg).is_some_and(|(_, children)| children)
+}
 
 /// Whether an answer can take in what `msg` signals by asking the element it names again:
 /// a state of those in [`PATCHED`], a value or text. Anything else (a name, children, a
@@ -277,11 +358,22 @@ enum Miss {
     Read,
 }
 
-/// The elements to ask again before `answer` is given again (for their box and value; and
-/// those the app's signals named, whole), or why it cannot be.
-type ToAsk<'a> = (Vec<&'a Node>, Vec<&'a Node>);
+/// What stands between an answer and its being given again: elements to ask again whole
+/// (named by signals the answer can take in), elements outside it whose children changed,
+/// and what was drawn in `area`, the part of the window that shows.
+struct Pending<'a> {
+    named: Vec<&'a Node>,
+    outside: Vec<String>,
+    drawn: Vec<Rect>,
+    area: Rect,
+}
 
-fn to_ask<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<ToAsk<'a>, Miss> {
+/// At most this many elements outside an answer whose children changed are looked at...
+const MAX_OUTSIDE: usize = 8;
+/// ...each read with at most this many elements in it and below.
+const OUTSIDE_NODES: usize = 32;
+
+fn pending<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<Pending<'a>, Miss> {
     let window = asked.window.bounds.ok_or(Miss::Read)?;
     let area = match asked.screen {
         Some(s) => window.intersection(&s).ok_or(Miss::Read)?,
@@ -291,7 +383,11 @@ fn to_ask<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<To
     if id.and_then(|id| drawn.covered(id, area)) != Some(false) {
         return Err(Miss::Read);
     }
-    let (Some(named), Some(moved)) = (answer.named.as_ref(), answer.moved.as_ref()) else {
+    let (Some(named), Some(reshaped), Some(_)) = (
+        answer.named.as_ref(),
+        answer.reshaped.as_ref(),
+        answer.moved.as_ref(),
+    ) else {
         return Err(Miss::Drew(Instant::now()));
     };
     let mut all = Vec::new();
@@ -308,49 +404,228 @@ fn to_ask<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<To
         })
         .collect::<Option<_>>()
         .ok_or(Miss::Read)?;
-    // Drawing first: it tells of silent changes whatever else the app said meanwhile.
-    let drew = Miss::Drew(Instant::now());
-    let rects = drawn.since(answer.drawn).ok_or(drew)?;
-    let ask =
-        explained(&answer.data.elements, &rects, area, moved).ok_or(Miss::Drew(Instant::now()))?;
-    if let Some(at) = answer.drew.filter(|at| at.elapsed() < SETTLE) {
-        return Err(Miss::Drew(at));
+    // Children changed only of elements the answer does not show.
+    let outside: Vec<String> = reshaped.iter().cloned().collect();
+    if !outside.is_empty()
+        && (!answer.takes_outside_changes()
+            || outside.len() > MAX_OUTSIDE
+            || all.iter().any(|n| reshaped.contains(n.handle.path())))
+    {
+        return Err(Miss::Read);
+    }
+    let rects = drawn
+        .since(answer.drawn)
+        .ok_or(Miss::Drew(Instant::now()))?;
+    // Drawing first, where nothing else needs asking: it tells of silent changes whatever
+    // else the app said meanwhile. (With changes outside the answer it is judged once they
+    // are asked about: their drawing is theirs.)
+    if outside.is_empty() {
+        let unmoved = HashSet::new();
+        let moved = answer.moved.as_ref().unwrap_or(&unmoved);
+        explained(&answer.data.elements, &rects, area, moved, &[])
+            .ok_or(Miss::Drew(Instant::now()))?;
+        if let Some(at) = answer.drew.filter(|at| at.elapsed() < SETTLE) {
+            return Err(Miss::Drew(at));
+        }
     }
     let same = answer.filters == *asked.filters
         && answer.screen == asked.screen
         && answer.window == *asked.window
-        && answer.changes == asked.changes
-        && answer.at.elapsed() < MAX_AGE
-        && ask.len() + named.len() <= MAX_ASKED;
-    if same {
-        Ok((ask, named))
-    } else {
-        Err(Miss::Read)
+        && answer.heard.changes == asked.heard.changes
+        && answer.at.elapsed() < MAX_AGE;
+    if !same {
+        return Err(Miss::Read);
     }
+    Ok(Pending {
+        named,
+        outside,
+        drawn: rects,
+        area,
+    })
+}
+
+/// The box of the element at `path`, outside `answer`, whose children changed, if the
+/// change leaves the answer as it is: the filters keep nothing it holds now, and every
+/// element the answer shows over it is a container holding it whole whose name never comes
+/// from what it holds. `None`: the window is read in full.
+async fn outside_box(
+    bus: &Bus,
+    answer: &Answer,
+    owner: &str,
+    path: &str,
+    shifted: impl Fn(Option<Rect>) -> Option<Rect>,
+) -> Option<Rect> {
+    let handle = crate::bus::handle(owner, path);
+    let limits = crate::tree::Limits {
+        max_nodes: OUTSIDE_NODES,
+        budget: Duration::from_millis(250),
+        ..Default::default()
+    };
+    // Its box asked at once with what it holds.
+    let bare = Node {
+        handle: handle.clone(),
+        caps: desktop_core::Caps::COMPONENT,
+        ..Node::default()
+    };
+    let (read, look) = tokio::join!(
+        crate::tree::read_subtree(bus, &handle, limits, None),
+        crate::hydrate::look(bus, &bare)
+    );
+    let (held, stats) = read.ok()?;
+    if stats.incomplete.is_some() {
+        return None;
+    }
+    let mut shown = HashSet::new();
+    for n in &answer.data.elements {
+        n.walk(&mut |x| {
+            shown.insert(x.handle.path());
+        });
+    }
+    let mut nothing_kept = true;
+    held.walk(&mut |n| nothing_kept &= !shown.contains(n.handle.path()) && keeps_nothing(n));
+    if !nothing_kept {
+        return None;
+    }
+    let (bounds, _) = look.ok()?;
+    let b = shifted(bounds).filter(Rect::is_valid)?;
+    let mut over_it_fine = true;
+    for n in &answer.data.elements {
+        n.walk(&mut |x| {
+            if x.bounds.is_some_and(|xb| xb.intersects(&b)) {
+                over_it_fine &= holds_whole(x, b);
+            }
+        });
+    }
+    over_it_fine.then_some(b)
+}
+
+/// The states of `n` now, as a read would give them.
+async fn state_of(bus: &Bus, n: &Node) -> Result<States, crate::bus::CallError> {
+    let (o, p) = (n.handle.owner(), n.handle.path());
+    let words: Vec<u32> = bus
+        .call(o, p, crate::bus::ACCESSIBLE, "GetState", &())
+        .await?;
+    Ok(crate::convert::states(
+        crate::convert::state_set(&words),
+        &n.role,
+    ))
+}
+
+/// Whether the interactive filter drops `n` whatever it holds, and so does everything
+/// that could be made of it: no control (nor a wordless element a clue may make one), no
+/// heading or notice, nothing that counts what it hides (`more`).
+fn keeps_nothing(n: &Node) -> bool {
+    !n.is_interactive()
+        && !crate::clues::is_candidate(n, false)
+        && !n.states.contains(States::MANAGES_DESCENDANTS)
+        && !matches!(
+            n.role,
+            Role::Heading
+                | Role::Status
+                | Role::Alert
+                | Role::Combo
+                | Role::List
+                | Role::Table
+                | Role::Tree
+                | Role::Menu
+                | Role::TabList
+                | Role::Web
+        )
+}
+
+/// Whether `n`, an element of an answer over `b`, holds `b` whole and is a container whose
+/// name is its own (a page's title, a group's label), never made of what it holds.
+fn holds_whole(n: &Node, b: Rect) -> bool {
+    // (A page is focusable, so it counts as interactive: its name is still its title.)
+    let own_name = match n.role {
+        Role::Web
+        | Role::Window
+        | Role::App
+        | Role::Dialog
+        | Role::Group
+        | Role::Scroll
+        | Role::Toolbar
+        | Role::List
+        | Role::Table
+        | Role::Tree
+        | Role::TabList => true,
+        Role::Other(_) => !n.is_interactive(),
+        _ => false,
+    };
+    own_name && !n.name_from_child && n.bounds.is_some_and(|nb| nb.contains(&b))
+}
+
+/// Whether drawing inside `n`, an element of an answer, is its own: it holds no other
+/// element, or it is a control whose children the answer does not show (its label, an
+/// icon), whose changes show in its name, which the app signals.
+fn explains(n: &Node) -> bool {
+    let control = n.is_interactive()
+        && n.child_count <= 4
+        && !n.states.contains(States::MANAGES_DESCENDANTS)
+        && !matches!(
+            n.role,
+            Role::Combo
+                | Role::Menu
+                | Role::List
+                | Role::Table
+                | Role::Tree
+                | Role::TabList
+                | Role::Web
+                | Role::Scroll
+                | Role::Group
+                | Role::Dialog
+                | Role::Window
+                | Role::App
+        );
+    n.children.is_empty()
+        && (n.child_count == 0 || control)
+        && n.bounds.is_some_and(|b| b.is_valid())
+}
+
+/// Every element [`explained`] may ask again, whatever boxes are taken in: those that hold
+/// nothing else touched by the drawing, and those said moved or reaching past `area`.
+fn candidates<'a>(
+    elements: &'a [Node],
+    drawn: &[Rect],
+    area: Rect,
+    moved: &HashSet<String>,
+) -> Vec<&'a Node> {
+    let mut all = Vec::new();
+    for n in elements {
+        n.walk(&mut |x| all.push(x));
+    }
+    all.into_iter()
+        .filter(|n| {
+            let touched = explains(n)
+                && n.bounds.is_some_and(|b| {
+                    drawn
+                        .iter()
+                        .any(|r| r.intersects(&area) && r.intersects(&b))
+                });
+            let past = n.bounds.is_some_and(|b| b.is_valid() && !area.contains(&b));
+            touched || past || moved.contains(n.handle.path())
+        })
+        .collect()
 }
 
 /// The elements of an answer to ask again, given what was drawn in `area` (the window where
-/// it shows) and the elements whose box the app said changed; `None` when the answer cannot
-/// stand: drawing outside every element that holds nothing else, or a container moved.
+/// it shows), the elements whose box the app said changed and the boxes of elements outside
+/// the answer whose changes it took in (`held`); `None` when the answer cannot stand:
+/// drawing outside every element that holds nothing else, or a container moved.
 fn explained<'a>(
     elements: &'a [Node],
     drawn: &[Rect],
     area: Rect,
     moved: &HashSet<String>,
+    held: &[Rect],
 ) -> Option<Vec<&'a Node>> {
     let mut all = Vec::new();
     for n in elements {
         n.walk(&mut |x| all.push(x));
     }
-    // Elements with no children at all: one that has some, shown or not (a page scrolled
-    // past all it holds, a group the filters emptied), may draw any change of theirs.
-    let leaves: Vec<&Node> = all
-        .iter()
-        .copied()
-        .filter(|n| {
-            n.children.is_empty() && n.child_count == 0 && n.bounds.is_some_and(|b| b.is_valid())
-        })
-        .collect();
+    // Elements that hold nothing the answer could show: one that holds some, shown or not (a
+    // page scrolled past all it holds, a group the filters emptied), may draw any change.
+    let own: Vec<&Node> = all.iter().copied().filter(|n| explains(n)).collect();
     let mut ask: Vec<&Node> = Vec::new();
     let mut add = |n: &'a Node| {
         if !ask.iter().any(|a| std::ptr::eq(*a, n)) {
@@ -365,7 +640,39 @@ fn explained<'a>(
         // so inside one that holds others, even one a signal named: its children may have
         // moved among themselves without a word, their count the same.)
         let inside = |n: &&Node| n.bounds.is_some_and(|b| b.contains(r));
-        add(leaves.iter().copied().find(inside)?);
+        if let Some(n) = own.iter().copied().find(inside) {
+            add(n);
+            continue;
+        }
+        if held.iter().any(|h| h.contains(r)) {
+            continue;
+        }
+        // A frame's changes drawn as one rectangle around them all (Chromium's): explained
+        // when the elements it touches that hold nothing else, and the boxes taken in, span
+        // it, and every other element it touches holds it whole.
+        let touches = |b: &Rect| b.intersects(r);
+        let mut span: Option<Rect> = None;
+        let mut grow = |b: Rect| span = Some(span.map_or(b, |s| s.union(&b)));
+        let touched: Vec<&Node> = own
+            .iter()
+            .copied()
+            .filter(|n| n.bounds.is_some_and(|b| touches(&b)))
+            .collect();
+        for n in &touched {
+            grow(n.bounds?);
+        }
+        for h in held.iter().filter(|h| touches(h)) {
+            grow(*h);
+        }
+        let others_hold_it = all.iter().all(|n| {
+            touched.iter().any(|t| std::ptr::eq(*t, *n))
+                || n.bounds
+                    .is_none_or(|b| !b.is_valid() || !touches(&b) || b.contains(r))
+        });
+        if !(span.is_some_and(|s| s.contains(r)) && others_hold_it) {
+            return None;
+        }
+        touched.into_iter().for_each(&mut add);
     }
     for n in all {
         let moved = moved.contains(n.handle.path());
@@ -386,6 +693,14 @@ mod tests {
     //! Which drawing an answer survives, without a display: the rules on rectangles alone.
 
     use super::*;
+
+    fn control(path: &str, b: Rect, child_count: u32) -> Node {
+        Node {
+            role: Role::Button,
+            child_count,
+            ..el(path, b, Vec::new())
+        }
+    }
 
     fn el(path: &str, b: Rect, children: Vec<Node>) -> Node {
         Node {
@@ -417,17 +732,20 @@ mod tests {
     fn drawing_inside_leaves_asks_them_again_and_nothing_else() {
         let els = window();
         let none = HashSet::new();
-        assert_eq!(explained(&els, &[], AREA, &none).map(|v| v.len()), Some(0));
+        assert_eq!(
+            explained(&els, &[], AREA, &none, &[]).map(|v| v.len()),
+            Some(0)
+        );
         // A caret in the field, the spinner turning twice.
         let drawn = [
             Rect::new(20, 12, 1, 16),
             Rect::new(150, 10, 16, 16),
             Rect::new(151, 11, 4, 4),
         ];
-        let ask = explained(&els, &drawn, AREA, &none).expect("explained");
+        let ask = explained(&els, &drawn, AREA, &none, &[]).expect("explained");
         assert_eq!(paths(&ask), ["/field", "/spin"]);
         // Drawing beside the window is none of its business.
-        assert!(explained(&els, &[Rect::new(300, 0, 50, 50)], AREA, &none).is_some());
+        assert!(explained(&els, &[Rect::new(300, 0, 50, 50)], AREA, &none, &[]).is_some());
     }
 
     #[test]
@@ -437,11 +755,11 @@ mod tests {
         // A page whose children all scrolled away holds none in the answer, but it is no leaf.
         let mut page = el("/page", Rect::new(0, 0, 200, 200), Vec::new());
         page.child_count = 3;
-        assert!(explained(&[page], &[Rect::new(0, 0, 200, 200)], AREA, &none).is_none());
+        assert!(explained(&[page], &[Rect::new(0, 0, 200, 200)], AREA, &none, &[]).is_none());
         // Across the field's right edge: the panel's, which may have gained a child.
-        assert!(explained(&els, &[Rect::new(100, 12, 40, 16)], AREA, &none).is_none());
+        assert!(explained(&els, &[Rect::new(100, 12, 40, 16)], AREA, &none, &[]).is_none());
         // In the panel's empty part: a row added, a scroll.
-        assert!(explained(&els, &[Rect::new(10, 100, 50, 50)], AREA, &none).is_none());
+        assert!(explained(&els, &[Rect::new(10, 100, 50, 50)], AREA, &none, &[]).is_none());
     }
 
     #[test]
@@ -449,19 +767,113 @@ mod tests {
         let els = window();
         let field: HashSet<String> = ["/field".to_string()].into();
         assert_eq!(
-            paths(&explained(&els, &[], AREA, &field).unwrap()),
+            paths(&explained(&els, &[], AREA, &field, &[]).unwrap()),
             ["/field"]
         );
         let panel: HashSet<String> = ["/panel".to_string()].into();
-        assert!(explained(&els, &[], AREA, &panel).is_none());
+        assert!(explained(&els, &[], AREA, &panel, &[]).is_none());
         // An element the answer does not hold (filtered out): drawing tells what matters.
         let other: HashSet<String> = ["/hidden".to_string()].into();
-        assert!(explained(&els, &[], AREA, &other).is_some());
+        assert!(explained(&els, &[], AREA, &other, &[]).is_some());
         // Only the left half shows: the panel and the spinner reach past it.
         let half = Rect::new(0, 0, 120, 200);
         assert_eq!(
-            paths(&explained(&els, &[], half, &HashSet::new()).unwrap()),
+            paths(&explained(&els, &[], half, &HashSet::new(), &[]).unwrap()),
             ["/panel", "/spin"]
         );
+    }
+
+    #[test]
+    fn a_control_explains_drawing_in_it_and_one_frame_around_several_changes_is_split() {
+        // A page holding a button (its label a child the answer does not show) above a
+        // paragraph the answer does not show either.
+        let page = || {
+            let mut p = el(
+                "/page",
+                Rect::new(0, 0, 400, 300),
+                vec![control("/btn", Rect::new(8, 60, 76, 22), 1)],
+            );
+            p.role = Role::Web;
+            p.child_count = 5;
+            vec![p]
+        };
+        let els = page();
+        let none = HashSet::new();
+        let area = Rect::new(0, 0, 400, 300);
+        // The button's focus ring: the button asked again.
+        let ask = explained(&els, &[Rect::new(8, 60, 76, 22)], area, &none, &[]).unwrap();
+        assert_eq!(paths(&ask), ["/btn"]);
+        // One rectangle around the button and a counter above it that changed outside the
+        // answer (Chromium draws a frame's changes so): explained once the counter's box is
+        // taken in, not before.
+        let frame = Rect::new(8, 30, 76, 52);
+        let counter = Rect::new(65, 30, 17, 17);
+        assert!(explained(&els, &[frame], area, &none, &[]).is_none());
+        let ask = explained(&els, &[frame], area, &none, &[counter]).unwrap();
+        assert_eq!(paths(&ask), ["/btn"]);
+        // Drawing in the counter alone needs nothing asked.
+        assert_eq!(
+            explained(&els, &[counter], area, &none, &[counter]).map(|v| v.len()),
+            Some(0)
+        );
+        // A frame reaching past what it spans is not explained.
+        let wider = Rect::new(8, 30, 200, 52);
+        assert!(explained(&els, &[wider], area, &none, &[counter]).is_none());
+        // Nor one across an element that neither explains it nor holds it whole.
+        let mut els = page();
+        els[0].children.push(el(
+            "/group",
+            Rect::new(0, 40, 50, 10),
+            vec![el("/x", Rect::new(0, 40, 5, 5), Vec::new())],
+        ));
+        assert!(explained(&els, &[frame], area, &none, &[counter]).is_none());
+        // A container with many children is no control explaining its own drawing.
+        let list = vec![Node {
+            role: Role::List,
+            ..control("/list", Rect::new(0, 0, 100, 100), 3)
+        }];
+        assert!(explained(&list, &[Rect::new(10, 10, 5, 5)], area, &none, &[]).is_none());
+    }
+
+    #[test]
+    fn only_containers_naming_themselves_may_lie_over_a_change_taken_in() {
+        let b = Rect::new(10, 10, 20, 20);
+        let mut page = el("/page", Rect::new(0, 0, 100, 100), Vec::new());
+        page.role = Role::Web;
+        page.states = States::FOCUSABLE;
+        assert!(holds_whole(&page, b));
+        // A heading or a button takes its name from what it holds.
+        let heading = Node {
+            role: Role::Heading,
+            ..el("/h", Rect::new(0, 0, 100, 100), Vec::new())
+        };
+        assert!(!holds_whole(&heading, b));
+        assert!(!holds_whole(
+            &control("/b", Rect::new(0, 0, 100, 100), 1),
+            b
+        ));
+        // A container that only partly covers it may be a part of it.
+        let part = Node {
+            role: Role::Group,
+            ..el("/g", Rect::new(15, 15, 100, 100), Vec::new())
+        };
+        assert!(!holds_whole(&part, b));
+        // What a change outside the answer may bring: text, a plain container; never a
+        // control, a heading or a list counting what it hides.
+        let text = Node {
+            role: Role::Text,
+            name: "2".into(),
+            ..Node::default()
+        };
+        assert!(keeps_nothing(&text));
+        assert!(!keeps_nothing(&control("/b", b, 0)));
+        assert!(!keeps_nothing(&Node {
+            role: Role::Heading,
+            ..Node::default()
+        }));
+        assert!(!keeps_nothing(&Node {
+            role: Role::List,
+            ..Node::default()
+        }));
     }
 }

@@ -40,10 +40,13 @@ struct Signals {
     /// Objects named by change events since the last read: path, and whether it was their
     /// children that changed. `None` once more than `MAX_PENDING` came (forget everything).
     touched: Mutex<Option<Vec<(String, bool)>>>,
-    /// Change signals (but a box's, and those a kept answer can take in by asking the
-    /// element again: `quiet::patchable`) and lost listeners so far: a kept answer stands
-    /// only while this count is as it was.
+    /// Change signals (but a box's, and those a kept answer can take in by asking again:
+    /// `quiet::absorbable`) and lost listeners so far: a kept answer stands only while this
+    /// count is as it was.
     changes: AtomicU64,
+    /// Every signal noted so far, and lost listeners: an answer read while this count
+    /// moved may lack what the signals meanwhile said, so it is not kept.
+    heard: AtomicU64,
     /// Objects whose box the app said changed since the last read; `None` past
     /// `MAX_PENDING`.
     moved: Mutex<Option<Vec<String>>>,
@@ -55,6 +58,7 @@ impl Signals {
             dirty: AtomicBool::new(true),
             touched: Mutex::new(Some(Vec::new())),
             changes: AtomicU64::new(0),
+            heard: AtomicU64::new(0),
             moved: Mutex::new(Some(Vec::new())),
         }
     }
@@ -64,6 +68,7 @@ impl Signals {
         // app's cache nor a mirror's records: a moving widget (gtk3-widget-factory's
         // progress bars and spinner: 180 a second) changes nothing kept.
         // Kept answers are given again only after the boxes named are asked again.
+        self.heard.fetch_add(1, Ordering::SeqCst);
         let header = msg.header();
         if header
             .member()
@@ -76,7 +81,7 @@ impl Signals {
             }
             return;
         }
-        if !crate::quiet::patchable(msg) {
+        if !crate::quiet::absorbable(msg) {
             self.changes.fetch_add(1, Ordering::SeqCst);
         }
         self.dirty.store(true, Ordering::SeqCst);
@@ -90,6 +95,14 @@ impl Signals {
             } else {
                 list.push((path, children));
             }
+        }
+    }
+
+    /// The counts an answer is read against.
+    fn heard(&self) -> Heard {
+        Heard {
+            changes: self.changes.load(Ordering::SeqCst),
+            all: self.heard.load(Ordering::SeqCst),
         }
     }
 
@@ -108,10 +121,18 @@ impl Signals {
     /// The listener ended (the app is gone or the bus closed): trust nothing kept.
     fn lost(&self) {
         self.changes.fetch_add(1, Ordering::SeqCst);
+        self.heard.fetch_add(1, Ordering::SeqCst);
         *self.moved.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.dirty.store(true, Ordering::SeqCst);
         *self.touched.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
+}
+
+/// An app's counts of signals at one moment: those a kept answer cannot take in, and all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Heard {
+    pub changes: u64,
+    pub all: u64,
 }
 
 /// One window's mirror and when it was last filled from scratch.
@@ -159,8 +180,8 @@ impl App {
                     }
                 }
                 for a in self.answers.values_mut() {
-                    for (path, _) in &list {
-                        a.named(path);
+                    for (path, children) in &list {
+                        a.named(path, *children);
                     }
                 }
             }
@@ -368,22 +389,22 @@ impl Warm {
     /// The last answer kept for the window at `path` of `owner`, the signals since applied,
     /// with the app's count of change signals now; `None` when there is none, or the app's
     /// signals cannot be trusted now.
-    pub async fn answer(&self, owner: &str, path: &str) -> Option<(Answer, u64)> {
+    pub async fn answer(&self, owner: &str, path: &str) -> Option<(Answer, Heard)> {
         let slot = self.slot(owner);
         let mut guard = slot.lock().await;
         let app = guard.as_mut().filter(|a| a.trusted())?;
         app.apply_signals();
         let answer = app.answers.remove(path)?;
-        Some((answer, app.signals.changes.load(Ordering::SeqCst)))
+        Some((answer, app.signals.heard()))
     }
 
     /// The app's count of change signals now (after the read's barrier); `None` when its
     /// signals cannot be trusted, so no answer read now may be given again.
-    pub async fn changes(&self, owner: &str) -> Option<u64> {
+    pub async fn changes(&self, owner: &str) -> Option<Heard> {
         let slot = self.slot(owner);
         let guard = slot.lock().await;
         let app = guard.as_ref().filter(|a| a.trusted())?;
-        Some(app.signals.changes.load(Ordering::SeqCst))
+        Some(app.signals.heard())
     }
 
     /// Keeps a window's answer to give it again while the window stays quiet.
@@ -393,8 +414,11 @@ impl Warm {
         let Some(app) = guard.as_mut() else {
             return;
         };
-        app.answers.insert(path.to_string(), answer);
-        // Boxes said changed during the read are asked again before it is given again.
+        // Signals noted while it was read or asked about (handed to no answer, for none
+        // was kept meanwhile) may tell what it lacks: not kept then.
+        if answer.heard() == app.signals.heard.load(Ordering::SeqCst) {
+            app.answers.insert(path.to_string(), answer);
+        }
         app.apply_signals();
     }
 

@@ -102,32 +102,40 @@ fn shows(data: &Value, text: &str) -> bool {
 impl Env {
     /// A read by a process of its own, from scratch.
     fn fresh(&self, window: &str) -> Value {
-        let run = self.desk.lock().unwrap().cli_with(
-            &["read", "--window", window, "--max-elements", "500"],
-            &[("DESKTOP_CLI_DIRECT", "1")],
-        );
+        self.fresh_with(window, &[])
+    }
+
+    /// [`Env::fresh`], with more of `read`'s options.
+    fn fresh_with(&self, window: &str, more: &[&str]) -> Value {
+        let mut args = vec!["read", "--window", window, "--max-elements", "500"];
+        args.extend(more);
+        let run = self
+            .desk
+            .lock()
+            .unwrap()
+            .cli_with(&args, &[("DESKTOP_CLI_DIRECT", "1")]);
         assert_eq!(run.code, 0, "fresh read of {window}: {}", run.stdout);
         run.data()
     }
 
-    /// A command line's read, answered by the keeper through its mirrors.
-    fn kept(&self, window: &str) -> Value {
-        self.kept_with_timing(window).0
+    /// A command line's read, answered by the keeper through its mirrors, with what
+    /// `--timing` said.
+    fn kept_with_timing(&self, window: &str) -> (Value, String) {
+        self.kept_with(window, &[])
     }
 
-    /// [`Env::kept`], with what `--timing` said.
-    fn kept_with_timing(&self, window: &str) -> (Value, String) {
-        let run = self.desk.lock().unwrap().cli_with(
-            &[
-                "read",
-                "--window",
-                window,
-                "--max-elements",
-                "500",
-                "--timing",
-            ],
-            &[],
-        );
+    /// [`Env::kept_with_timing`], with more of `read`'s options.
+    fn kept_with(&self, window: &str, more: &[&str]) -> (Value, String) {
+        let mut args = vec![
+            "read",
+            "--window",
+            window,
+            "--max-elements",
+            "500",
+            "--timing",
+        ];
+        args.extend(more);
+        let run = self.desk.lock().unwrap().cli_with(&args, &[]);
         assert_eq!(run.code, 0, "keeper's read of {window}: {}", run.stdout);
         assert!(
             run.stderr.contains("timing: keeper"),
@@ -147,15 +155,18 @@ impl Env {
 
     /// `ROUNDS` rounds of random changes; after each, the mirror must come to show the
     /// round's marker, and a mirror read taken between two identical fresh reads must be
-    /// identical to them.
-    fn churn(&self, window: &str, driver: Driver<'_>) {
+    /// identical to them. The MCP server reads whole windows; the keeper reads only their
+    /// controls (`-i`), so its answer from the round before may be given again, changes of
+    /// what it does not show taken in (`absorbed` in its timing, counted: at least
+    /// `absorbing` rounds must have been).
+    fn churn(&self, window: &str, driver: Driver<'_>, absorbing: u32) {
         // The first read fills the mirror.
         let first = self.mirrored(window);
         assert!(
             shows(&first, "step 0"),
             "{window} starts at step 0: {first}"
         );
-        let (mut compared, mut unsettled) = (0, 0);
+        let (mut compared, mut unsettled, mut absorbed) = (0, 0, 0);
         let mut differences = Vec::new();
         for step in 1..=ROUNDS {
             let seed = step * 7919 + window.len() as u32;
@@ -170,12 +181,18 @@ impl Env {
             // the change. (Read before that, it may catch GTK 3 still laying the window out,
             // as a fresh read then would.)
             let before = elements(&self.fresh(window));
-            let kept = elements(&self.kept(window));
+            let controls = elements(&self.fresh_with(window, &["-i"]));
+            let (kept, timing) = self.kept_with(window, &["-i"]);
+            let kept = elements(&kept);
             let mirror = elements(&self.mirrored(window));
+            let controls_after = elements(&self.fresh_with(window, &["-i"]));
             let after = elements(&self.fresh(window));
-            if before != after {
+            if before != after || controls != controls_after {
                 unsettled += 1;
                 continue;
+            }
+            if !timing.contains("absorbed=0.0") && timing.contains("absorbed=") {
+                absorbed += 1;
             }
             compared += 1;
             if mirror != before {
@@ -184,14 +201,14 @@ impl Env {
                     first_difference(&mirror, &before)
                 ));
             }
-            if kept != before {
+            if kept != controls {
                 differences.push(format!(
-                    "step {step}, keeper: {}",
-                    first_difference(&kept, &before)
+                    "step {step}, keeper (-i): {}",
+                    first_difference(&kept, &controls)
                 ));
             }
         }
-        eprintln!("{window}: {compared} rounds compared, {unsettled} with the app still changing");
+        eprintln!("{window}: {compared} rounds compared, {unsettled} with the app still changing, {absorbed} answered by taking in changes outside the keeper's answer");
         assert!(
             differences.is_empty(),
             "{} of {compared} mirror reads of {window} differ from fresh reads:\n{}",
@@ -202,6 +219,10 @@ impl Env {
             compared >= ROUNDS * 2 / 3,
             "only {compared} of {ROUNDS} rounds of {window} held still long enough to compare"
         );
+        assert!(
+            absorbed >= absorbing,
+            "the keeper took in changes outside its answer in {absorbed} rounds of {window}, fewer than {absorbing}"
+        );
     }
 
     fn fifo(&self, app: &str) -> &std::path::Path {
@@ -210,19 +231,19 @@ impl Env {
 }
 
 fn gtk3(env: &Env) {
-    env.churn("Churn GTK3", Driver::Fifo(env.fifo("gtk3")));
+    env.churn("Churn GTK3", Driver::Fifo(env.fifo("gtk3")), 0);
 }
 
 fn gtk4(env: &Env) {
-    env.churn("Churn GTK4", Driver::Fifo(env.fifo("gtk4")));
+    env.churn("Churn GTK4", Driver::Fifo(env.fifo("gtk4")), 0);
 }
 
 fn qt5(env: &Env) {
-    env.churn("Churn Qt5", Driver::Fifo(env.fifo("qt5")));
+    env.churn("Churn Qt5", Driver::Fifo(env.fifo("qt5")), 0);
 }
 
 fn chromium(env: &Env) {
-    env.churn("Churn Page", Driver::Page(&env.page));
+    env.churn("Churn Page", Driver::Page(&env.page), 0);
 }
 
 /// The server keeps the window list a target named while nothing about the windows changed:
@@ -259,8 +280,10 @@ fn window_lists(env: &Env) {
 }
 
 /// Starts a Chromium of its own (its profile in `profile`) on `url`, at the screen's corner.
-fn browser(desk: &mut Desk, profile: &std::path::Path, url: &str, size: &str) {
+/// A browser showing `url` in a window at `place` ("x,y") of `size` ("w,h").
+fn browser(desk: &mut Desk, profile: &std::path::Path, url: &str, place: &str, size: &str) {
     let profile_arg = format!("--user-data-dir={}", profile.display());
+    let place_arg = format!("--window-position={place}");
     let size_arg = format!("--window-size={size}");
     desk.launch(
         &[
@@ -273,7 +296,7 @@ fn browser(desk: &mut Desk, profile: &std::path::Path, url: &str, size: &str) {
             "--disable-sync",
             "--disable-background-networking",
             "--disable-component-update",
-            "--window-position=0,0",
+            &place_arg,
             &size_arg,
             &profile_arg,
             url,
@@ -309,7 +332,13 @@ fn main() {
         fifos.push((app, fifo));
     }
     let page = server::Server::start(&fixtures.join("churn.html"));
-    browser(&mut desk, &dir.join("chromium"), &page.url(), "1000,780");
+    browser(
+        &mut desk,
+        &dir.join("chromium"),
+        &page.url(),
+        "0,0",
+        "1000,780",
+    );
     desk.wait_for_text("chromium", "step 0", 20);
     // A second browser, for the page that changes silently (`quiet`).
     let silent = server::Server::start(&fixtures.join("silent.html"));
@@ -317,6 +346,7 @@ fn main() {
         &mut desk,
         &dir.join("chromium-silent"),
         &silent.url(),
+        "0,0",
         "900,600",
     );
     wait_until(Duration::from_secs(30), "the silent page", || {
