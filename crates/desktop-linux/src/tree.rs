@@ -158,6 +158,28 @@ impl Memo {
         }
     }
 
+    /// A child that came into a children list it was not in before is asked about afresh,
+    /// with all below it: it may come back from where the app tells nothing (a hidden part
+    /// whose changes went unsignalled, under the same names).
+    fn forget_arrivals(&mut self, old: &Kids, new: &Kids) {
+        let mut stack: Vec<String> = new
+            .refs
+            .iter()
+            .filter(|r| !old.refs.contains(r))
+            .map(|(_, path)| path.to_string())
+            .collect();
+        let mut seen = std::collections::HashSet::new();
+        while let Some(path) = stack.pop() {
+            if !seen.insert(path.clone()) {
+                continue;
+            }
+            self.info.remove(&path);
+            if let Some(kids) = self.children.remove(&path) {
+                stack.extend(kids.refs.iter().map(|(_, p)| p.to_string()));
+            }
+        }
+    }
+
     /// Forgets everything (the next read asks the app about every element again).
     pub fn clear(&mut self) {
         *self = Memo {
@@ -172,6 +194,10 @@ struct Slot {
     node: Node,
     children: Vec<usize>,
     depth: u32,
+    /// Unknown to the memo before this read, or below such an element: what is below it is
+    /// asked about afresh too (Chromium moves an element under a new one and changes its
+    /// states without a signal).
+    fresh: bool,
 }
 
 /// Reads the subtree under `root` (a window) of the app owning `root.owner`; the cells of
@@ -243,6 +269,7 @@ pub async fn read_subtree_with(
                 node,
                 children: Vec::new(),
                 depth: 0,
+                fresh: false,
             });
             if wants_children(&arena[0], limits) {
                 frontier.push(0);
@@ -435,6 +462,7 @@ fn build_from_cache(
         node: node_from_cache(item, owner),
         children: Vec::new(),
         depth,
+        fresh: false,
     });
     if !wants_children(&arena[idx], limits) {
         return Some(idx);
@@ -501,7 +529,7 @@ impl Walker<'_, '_> {
                 .map(|&i| {
                     let m = memo
                         .as_deref()
-                        .filter(|m| !m.recheck_children && !m.recheck_once)?;
+                        .filter(|m| !m.recheck_children && !m.recheck_once && !arena[i].fresh)?;
                     let p = arena[i].node.handle.path();
                     (!m.dirty_children.contains(p))
                         .then(|| m.children.get(p).cloned())
@@ -541,7 +569,9 @@ impl Walker<'_, '_> {
                     if let Ok(list @ Kids { total: None, .. }) = list {
                         let p = arena[i].node.handle.path().to_string();
                         m.dirty_children.remove(&p);
-                        m.children.insert(p, list.clone());
+                        if let Some(old) = m.children.insert(p, list.clone()) {
+                            m.forget_arrivals(&old, list);
+                        }
                     }
                 }
             }
@@ -577,8 +607,8 @@ impl Walker<'_, '_> {
             }
             let remembered: Vec<Option<Node>> = wanted
                 .iter()
-                .map(|(_, h)| {
-                    let m = memo.as_deref()?;
+                .map(|&(parent, ref h)| {
+                    let m = memo.as_deref().filter(|_| !arena[parent].fresh)?;
                     (!m.dirty_info.contains(h.path()))
                         .then(|| m.info.get(h.path()).cloned())
                         .flatten()
@@ -654,15 +684,18 @@ impl Walker<'_, '_> {
                     Err(CallError::Timeout) => return Err(CallError::Timeout),
                     Err(_) => continue,
                 };
+                let mut fresh = arena[parent].fresh;
                 if let Some(m) = memo.as_deref_mut() {
                     m.dirty_info.remove(node.handle.path());
-                    m.info.insert(node.handle.path().to_string(), node.clone());
+                    let known = m.info.insert(node.handle.path().to_string(), node.clone());
+                    fresh |= known.is_none() && m.walked_any();
                 }
                 let idx = arena.len();
                 arena.push(Slot {
                     node,
                     children: Vec::new(),
                     depth: arena[parent].depth + 1,
+                    fresh,
                 });
                 arena[parent].children.push(idx);
                 if wants_children(&arena[idx], limits) {
