@@ -168,6 +168,7 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
         outside,
         drawn: rects,
         area,
+        ask,
     } = match pending(drawn, &answer, &asked) {
         Ok(p) => p,
         Err(Miss::Drew(at)) => return Outcome::Drew(at),
@@ -205,12 +206,18 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
     let Some(held) = boxes.into_iter().collect::<Option<Vec<Rect>>>() else {
         return Outcome::Read;
     };
-    let Some(ask) = explained(&answer.data.elements, &rects, area, moved, &held) else {
-        return Outcome::Drew(Instant::now());
+    let ask = match ask {
+        Some(ask) => ask,
+        None => {
+            let Some(ask) = explained(&answer.data.elements, &rects, area, moved, &held) else {
+                return Outcome::Drew(Instant::now());
+            };
+            if let Err(Miss::Drew(at)) = settled(&answer) {
+                return Outcome::Drew(at);
+            }
+            ask
+        }
     };
-    if let Some(at) = answer.drew.filter(|at| at.elapsed() < SETTLE) {
-        return Outcome::Drew(at);
-    }
     // Elements drawn in: box and value as they were, and states too but for those the
     // answer takes in (some apps change a state without a signal: Chromium a check box
     // unticked and disabled at once).
@@ -366,6 +373,9 @@ struct Pending<'a> {
     outside: Vec<String>,
     drawn: Vec<Rect>,
     area: Rect,
+    /// The elements the drawing has asked again, where no element outside the answer is
+    /// needed to explain it (else it is explained once their boxes are in).
+    ask: Option<Vec<&'a Node>>,
 }
 
 /// At most this many elements outside an answer whose children changed are looked at...
@@ -419,15 +429,16 @@ fn pending<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<P
     // Drawing first, where nothing else needs asking: it tells of silent changes whatever
     // else the app said meanwhile. (With changes outside the answer it is judged once they
     // are asked about: their drawing is theirs.)
-    if outside.is_empty() {
+    let ask = if outside.is_empty() {
         let unmoved = HashSet::new();
         let moved = answer.moved.as_ref().unwrap_or(&unmoved);
-        explained(&answer.data.elements, &rects, area, moved, &[])
+        let ask = explained(&answer.data.elements, &rects, area, moved, &[])
             .ok_or(Miss::Drew(Instant::now()))?;
-        if let Some(at) = answer.drew.filter(|at| at.elapsed() < SETTLE) {
-            return Err(Miss::Drew(at));
-        }
-    }
+        settled(answer)?;
+        Some(ask)
+    } else {
+        None
+    };
     let same = answer.filters == *asked.filters
         && answer.screen == asked.screen
         && answer.window == *asked.window
@@ -441,7 +452,16 @@ fn pending<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<P
         outside,
         drawn: rects,
         area,
+        ask,
     })
+}
+
+/// Not within [`SETTLE`] of drawing nothing explained.
+fn settled(answer: &Answer) -> Result<(), Miss> {
+    match answer.drew.filter(|at| at.elapsed() < SETTLE) {
+        Some(at) => Err(Miss::Drew(at)),
+        None => Ok(()),
+    }
 }
 
 /// The box of the element at `path`, outside `answer`, whose children changed, if the
