@@ -146,7 +146,8 @@ async fn window_lines<D: Desktop>(d: &D) -> String {
     }
 }
 
-/// The screenshot the model is shown of the window `data` read (the focused one without).
+/// The screenshot the model is shown of the window `data` read (of the whole screen when
+/// nothing was read).
 fn shot_request<D: Desktop>(
     d: &D,
     data: Option<&ReadData>,
