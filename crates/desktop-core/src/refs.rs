@@ -126,6 +126,15 @@ pub struct RefMap {
     pub windows: Vec<WindowRefs>,
 }
 
+/// A ref map file's bytes and what they say, as this process last read or wrote them.
+struct Known {
+    path: std::path::PathBuf,
+    bytes: Vec<u8>,
+    map: RefMap,
+}
+
+static LAST: std::sync::Mutex<Option<Known>> = std::sync::Mutex::new(None);
+
 /// Named ancestors as `role:name`, the way both recording and re-matching see them.
 fn step(n: &Node) -> Option<String> {
     (!n.name.is_empty()).then(|| format!("{}:{}", n.role.short(), n.name))
@@ -143,8 +152,14 @@ impl RefMap {
     /// Writes the map atomically and privately (mode 600 in a directory only this user can
     /// enter; see [`crate::private`]).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        self.write(path).map(drop)
+    }
+
+    /// [`RefMap::save`], answering the bytes written.
+    fn write(&self, path: &Path) -> std::io::Result<Vec<u8>> {
         let json = serde_json::to_vec(self).map_err(std::io::Error::other)?;
-        crate::private::write_scratch(path, &json).map_err(|e| std::io::Error::other(e.message))
+        crate::private::write_scratch(path, &json).map_err(|e| std::io::Error::other(e.message))?;
+        Ok(json)
     }
 
     /// Records the ids of a read in the map at `path` (loaded, updated, written
@@ -152,13 +167,32 @@ impl RefMap {
     /// A read that found the window as its last read did (an agent's loop on a quiet
     /// window) leaves the file as it is.
     pub fn remember(path: &Path, data: &ReadData) -> std::io::Result<()> {
-        let mut map = RefMap::load(path);
         let w = WindowRefs::of(data);
-        if map.windows.last().is_some_and(|last| last.same_ids(&w)) {
+        let bytes = std::fs::read(path).unwrap_or_default();
+        let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+        // The map as this process last read or wrote it, if the file still holds it byte
+        // for byte (parsing it costs a long-lived process more than the rest of a quiet read).
+        let known = match last.take() {
+            Some(k) if k.path == path && k.bytes == bytes => k,
+            _ => Known {
+                path: path.to_path_buf(),
+                map: serde_json::from_slice(&bytes).unwrap_or_default(),
+                bytes,
+            },
+        };
+        if known.map.windows.last().is_some_and(|l| l.same_ids(&w)) {
+            *last = Some(known);
             return Ok(());
         }
+        let mut map = known.map;
         map.put(w);
-        map.save(path)
+        let json = map.write(path)?;
+        *last = Some(Known {
+            path: path.to_path_buf(),
+            bytes: json,
+            map,
+        });
+        Ok(())
     }
 
     /// Remembers the numbered elements of `data`, replacing an older read of the same window.
@@ -443,6 +477,15 @@ mod tests {
         RefMap::remember(&path, &again).unwrap();
         let map = RefMap::load(&path);
         assert_eq!(map.windows.len(), 2);
+        assert_eq!(map.windows.last().unwrap().title, "Main");
+        // Another process writes the file (its read of another window, the latest): this
+        // process's memory of the file does not count, the file does.
+        let mut other = RefMap::load(&path);
+        other.record(&data(vec![], "Third", 300));
+        other.save(&path).unwrap();
+        RefMap::remember(&path, &again).unwrap();
+        let map = RefMap::load(&path);
+        assert_eq!(map.windows.len(), 3);
         assert_eq!(map.windows.last().unwrap().title, "Main");
         // A renamed element is a change.
         let mut renamed = tree();

@@ -209,7 +209,7 @@ impl Desktop for LinuxDesktop {
     }
 
     fn refs_path(&self) -> PathBuf {
-        sandbox::refs_path()
+        self.refs.get_or_init(sandbox::refs_path).clone()
     }
 
     fn screen_changes(&self) -> Option<std::sync::mpsc::Receiver<()>> {

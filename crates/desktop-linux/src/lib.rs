@@ -31,6 +31,7 @@ pub mod sandbox;
 mod seat;
 mod session;
 mod showing;
+mod tops;
 mod tree;
 mod warm;
 pub(crate) mod wayland;
@@ -108,6 +109,8 @@ pub struct LinuxDesktop {
     pub(crate) warm: Option<warm::Warm>,
     /// Cells of large tables recent reads were handed (`cells`), shared by commands.
     pub(crate) cells: cells::Cells,
+    /// Where this desktop's ids are kept, found once (it asks every sandbox record).
+    pub(crate) refs: std::sync::OnceLock<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for LinuxDesktop {
@@ -195,7 +198,10 @@ impl LinuxDesktop {
     /// The top-level windows as the window system shows them, bottom of the stack first.
     pub(crate) fn tops(&self) -> Result<Vec<x11::XWindow>> {
         match (&self.x, &self.wl) {
-            (Some(x), _) => x.windows(),
+            (Some(x), _) => match self.warm.as_ref().and_then(|w| w.tops.as_ref()) {
+                Some(tops) => tops.windows(x),
+                None => x.windows(),
+            },
             (None, Some(wl)) => wl.windows(),
             (None, None) => Ok(Vec::new()),
         }
@@ -228,6 +234,7 @@ impl LinuxDesktop {
         if let Some(x) = &self.x {
             x.frames.keep();
             warm.drawn = damage::Drawn::new();
+            warm.tops = tops::Tops::new();
         }
         self.warm = Some(warm);
     }
@@ -268,6 +275,7 @@ impl LinuxDesktop {
             connect_ms: t.elapsed().as_secs_f64() * 1000.0,
             warm: None,
             cells: cells::Cells::for_bus(&addr),
+            refs: std::sync::OnceLock::new(),
             address: addr,
         })
     }
@@ -338,12 +346,19 @@ impl LinuxDesktop {
         let Some(warm) = self.warm.as_ref().filter(|_| !unseen) else {
             return self.all_windows(target, None).await;
         };
-        let tops = self.tops()?;
-        let focused = self.focused_of(&tops);
-        let (apps, generation) = tokio::join!(
+        // The registry is asked first: the window system is asked (blocking) while its
+        // answer comes.
+        let (apps, generation, tops) = tokio::join!(
             apps::registered_names(&self.bus),
-            warm.windows.generation(&self.bus)
+            warm.windows.generation(&self.bus),
+            async {
+                self.tops().map(|tops| {
+                    let focused = self.focused_of(&tops);
+                    (tops, focused)
+                })
+            }
         );
+        let (tops, focused) = tops?;
         let stamp = match (apps, generation) {
             (Ok(apps), Some(generation)) => Some(warm::Stamp {
                 tops: tops.clone(),

@@ -212,6 +212,8 @@ pub struct Warm {
     pub windows: Windows,
     /// What was drawn on the screen (X11): lets a quiet window's answer be given again.
     pub drawn: Option<crate::damage::Drawn>,
+    /// The top-level windows, kept while the X server tells of no change to them.
+    pub tops: Option<crate::tops::Tops>,
 }
 
 impl std::fmt::Debug for Warm {

@@ -180,8 +180,13 @@ impl X {
     /// Top-level, mapped, managed windows in stacking order (bottom first); under a window
     /// manager its minimized ones too (they are unmapped until restored).
     pub fn windows(&self) -> Result<Vec<XWindow>> {
-        let wm = self.has_wm();
-        let ids: Vec<Window> = if wm {
+        self.windows_of(&self.top_ids()?)
+    }
+
+    /// Every window that may be a top-level one: the EWMH client list under a window
+    /// manager, else the root's children (unmapped and helper windows too).
+    pub fn top_ids(&self) -> Result<Vec<Window>> {
+        Ok(if self.has_wm() {
             self.conn
                 .get_property(
                     false,
@@ -204,11 +209,16 @@ impl X {
                 .reply()
                 .map_err(x_err)?
                 .children
-        };
+        })
+    }
+
+    /// [`X::windows`] among `ids` (from [`X::top_ids`]).
+    pub fn windows_of(&self, ids: &[Window]) -> Result<Vec<XWindow>> {
+        let wm = self.has_wm();
         // Send every request for every window, then read the replies in order.
         let a = &self.atoms;
         let mut pending = Vec::with_capacity(ids.len());
-        for &w in &ids {
+        for &w in ids {
             pending.push((
                 w,
                 self.conn.get_window_attributes(w).map_err(x_err)?,

@@ -3,7 +3,7 @@
 //! whose program was replaced on disk hands over to the new program's.
 
 use crate::{Env, Runtime, Test, BIN};
-use desktop_testkit::wait_until;
+use desktop_testkit::{wait_until, Desk};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -21,6 +21,10 @@ pub const TESTS: &[(&str, Test)] = &[
     (
         "keeper::other_builds_read_by_themselves_and_hand_over",
         builds,
+    ),
+    (
+        "keeper::window_lists_follow_changes_made_outside_at_once",
+        outside_changes,
     ),
 ];
 
@@ -249,4 +253,84 @@ fn never_twice(env: &Env) {
     // The next command starts a keeper again.
     env.desk
         .cli(&["set-value", "--id", &id, "--value", "entry"]);
+}
+
+/// The windows of a `list`, answered by the keeper (checked) or by the process itself.
+fn windows(desk: &Desk, direct: bool) -> Value {
+    let run = if direct {
+        desk.cli_with(&["list", "--timing"], &[("DESKTOP_CLI_DIRECT", "1")])
+    } else {
+        desk.cli(&["list", "--timing"])
+    };
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        run.stderr.contains("timing: keeper"),
+        !direct,
+        "answered by the keeper: {}",
+        run.stderr
+    );
+    // (Which window has the focus is asked anew by every list, and may move meanwhile.)
+    let mut list = run.data()["windows"].clone();
+    for w in list.as_array_mut().into_iter().flatten() {
+        w.as_object_mut().map(|w| w.remove("focused"));
+    }
+    list
+}
+
+/// The keeper keeps its list of top-level windows while the X server tells of no change:
+/// a window moved, hidden, shown or opened by another program (xdotool, a new app)
+/// shows in the very next list, back to back, as a process listing by itself sees it; with
+/// and without a window manager (which puts each window in a frame of its own).
+fn outside_changes(_: &Env) {
+    for options in [&[][..], &["--wm"][..]] {
+        let mut desk = Desk::start_with(BIN, options);
+        desk.python_app("form_gtk.py");
+        let all = windows(&desk, false);
+        let id = all
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["title"] == "GTK Form")
+            .and_then(|w| w["id"].as_u64())
+            .unwrap_or_else(|| panic!("{options:?}: no form window: {all}"));
+        let ids = id.to_string();
+        let form = |list: &Value| -> Option<Value> {
+            list.as_array()?
+                .iter()
+                .find(|w| w["id"].as_u64() == Some(id))
+                .cloned()
+        };
+        let xdotool = |args: &[&str]| {
+            let out = desk.run_with_env("xdotool", args, None, false);
+            assert!(out.status.success(), "xdotool {args:?}: {out:?}");
+        };
+        // Twice unchanged: the second from the kept list.
+        assert_eq!(windows(&desk, false), windows(&desk, false));
+        xdotool(&["windowmove", "--sync", &ids, "123", "77"]);
+        let kept = windows(&desk, false);
+        let direct = windows(&desk, true);
+        assert_eq!(kept, direct, "{options:?}: moved");
+        let before = form(&all).map(|w| w["bounds"].clone());
+        assert_ne!(
+            form(&kept).map(|w| w["bounds"].clone()),
+            before,
+            "{options:?}: moved: {kept}"
+        );
+        xdotool(&["windowunmap", "--sync", &ids]);
+        let kept = windows(&desk, false);
+        assert_eq!(form(&kept), None, "{options:?}: hidden: {kept}");
+        assert_eq!(kept, windows(&desk, true), "{options:?}: hidden");
+        xdotool(&["windowmap", "--sync", &ids]);
+        let kept = windows(&desk, false);
+        assert!(form(&kept).is_some(), "{options:?}: shown: {kept}");
+        assert_eq!(kept, windows(&desk, true), "{options:?}: shown");
+        // A new app's window: in the list as soon as it shows.
+        desk.python_app("form_qt.py");
+        let kept = windows(&desk, false);
+        assert_eq!(kept, windows(&desk, true), "{options:?}: opened");
+        assert!(
+            kept.as_array().unwrap().len() > all.as_array().unwrap().len(),
+            "{options:?}: opened: {kept}"
+        );
+    }
 }
