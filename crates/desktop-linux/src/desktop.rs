@@ -119,7 +119,7 @@ impl Desktop for LinuxDesktop {
 
     async fn windows(&self, target: &Target) -> Result<WindowList> {
         let mut list = self
-            .all_windows(target, Some(LIST_BUDGET.min(self.timeout)))
+            .target_windows(target, Some(LIST_BUDGET.min(self.timeout)))
             .await?;
         list.windows = windows::filter(list.windows, target);
         Ok(list)

@@ -338,13 +338,18 @@ impl LinuxDesktop {
     /// The windows `target` may name. A long-lived process keeps the list it built for the
     /// same target while the window system's windows and focus, the registered apps and the
     /// apps' own windows (their roots' children) are all as they were, for at most 2 s: then
-    /// only those are asked, not every app for its frames.
-    async fn target_windows(&self, target: &Target) -> Result<WindowList> {
+    /// only those are asked, not every app for its frames. `budget` bounds each app's
+    /// answer when the caller only browses (`all_windows`).
+    pub(crate) async fn target_windows(
+        &self,
+        target: &Target,
+        budget: Option<Duration>,
+    ) -> Result<WindowList> {
         // Where the window system lists no windows itself (Wayland without sway's IPC),
         // nothing would tell a kept list from a stale one (the focus among them, say).
         let unseen = self.wl.as_ref().is_some_and(|wl| !wl.positions());
         let Some(warm) = self.warm.as_ref().filter(|_| !unseen) else {
-            return self.all_windows(target, None).await;
+            return self.all_windows(target, budget).await;
         };
         // The registry is asked first: the window system is asked (blocking) while its
         // answer comes.
@@ -368,11 +373,11 @@ impl LinuxDesktop {
             }),
             _ => None,
         };
-        let key = format!("{target:?}");
+        let key = format!("{target:?} {budget:?}");
         if let Some(list) = stamp.as_ref().and_then(|s| warm.windows.get(&key, s)) {
             return Ok(list);
         }
-        let list = self.windows_among(target, None, tops, focused).await?;
+        let list = self.windows_among(target, budget, tops, focused).await?;
         // A list with an app that did not answer is never kept: it may answer next time.
         if let (Some(stamp), true) = (stamp, list.unresponsive.is_empty()) {
             warm.windows.put(key, stamp, list.clone());
@@ -455,7 +460,7 @@ impl LinuxDesktop {
 
     /// The window a command targets (the focused one when `target` is empty).
     pub(crate) async fn resolve_window(&self, target: &Target) -> Result<WindowInfo> {
-        let list = self.target_windows(target).await?;
+        let list = self.target_windows(target, None).await?;
         let wanted = |u: &&desktop_core::Unresponsive| {
             let named = target
                 .app
