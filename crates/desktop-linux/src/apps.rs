@@ -75,6 +75,20 @@ pub async fn registered_names(bus: &Bus) -> Result<Vec<String>, CallError> {
     Ok(refs.into_iter().map(|(n, _)| n).collect())
 }
 
+/// Whether every app of `names` answers a ping within `budget`: an app stopped or hung
+/// since a window list was kept has it listed afresh, where it shows as unresponsive.
+pub async fn all_answer(bus: &Bus, names: &[String], budget: Duration) -> bool {
+    let bus = bus.with_timeout(budget);
+    join_all(
+        names
+            .iter()
+            .map(|n| bus.call::<_, ()>(n, ROOT_PATH, "org.freedesktop.DBus.Peer", "Ping", &())),
+    )
+    .await
+    .iter()
+    .all(Result::is_ok)
+}
+
 /// Lists apps registered with the AT-SPI registry.
 pub async fn list(bus: &Bus, q: &AppQuery, known: &Identities) -> Result<Listing, CallError> {
     let refs: Vec<(String, OwnedObjectPath)> = bus

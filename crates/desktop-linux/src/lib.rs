@@ -374,8 +374,19 @@ impl LinuxDesktop {
             _ => None,
         };
         let key = format!("{target:?} {budget:?}");
-        if let Some(list) = stamp.as_ref().and_then(|s| warm.windows.get(&key, s)) {
-            return Ok(list);
+        if let Some((list, stamp)) = stamp
+            .as_ref()
+            .and_then(|s| Some((warm.windows.get(&key, s)?, s)))
+        {
+            // Browsing lists every app that does not answer: each is pinged (a read of a
+            // window pings its own app anyway).
+            let answer = match budget {
+                Some(b) => apps::all_answer(&self.bus, &stamp.apps, b).await,
+                None => true,
+            };
+            if answer {
+                return Ok(list);
+            }
         }
         let list = self.windows_among(target, budget, tops, focused).await?;
         // A list with an app that did not answer is never kept: it may answer next time.
