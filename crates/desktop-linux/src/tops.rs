@@ -9,12 +9,13 @@
 //! the window manager's check (`PropertyChange` on it), and each window's own properties
 //! and box (`StructureNotify` and `PropertyChange` on each one). Any event at all has the
 //! list built again; one round trip (whose answer comes after every event sent before it)
-//! tells that none came.
+//! tells that none came. A thread takes in what waits once a second, so an idle process's
+//! events never pile up in the server.
 
 use crate::x11::{x_err, XWindow, X};
 use desktop_core::Result;
 use std::collections::HashSet;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ChangeWindowAttributesAux, ConnectionExt, EventMask, Window};
@@ -26,9 +27,17 @@ const MAX_AGE: Duration = Duration::from_secs(2);
 /// Windows watched at most; past that the list is built afresh on every call.
 const MAX_WATCHED: usize = 4096;
 
+/// Events waiting are taken in at least this often, whether or not anything lists the
+/// windows: the X server holds every event a client has not read, without a bound.
+const DRAIN_EVERY: Duration = Duration::from_secs(1);
+
 /// The kept list and the events that keep it: its own connection, so no other part of the
 /// process takes its events, and none of theirs count here.
 pub struct Tops {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     conn: RustConnection,
     kept: Mutex<Kept>,
 }
@@ -57,15 +66,49 @@ impl Tops {
             .ok()?
             .check()
             .ok()?;
-        Some(Tops {
+        let inner = Arc::new(Inner {
             conn,
             kept: Mutex::default(),
-        })
+        });
+        let weak = Arc::downgrade(&inner);
+        std::thread::Builder::new()
+            .name("tops-drain".into())
+            .spawn(move || drain(&weak))
+            .ok()?;
+        Some(Tops { inner })
     }
 
     /// What [`X::windows`] answers now, from the list kept if nothing changed since it was
     /// built.
     pub fn windows(&self, x: &X) -> Result<Vec<XWindow>> {
+        self.inner.windows(x)
+    }
+}
+
+/// Takes in the events waiting every [`DRAIN_EVERY`] (a change drops the kept list) until
+/// the list's owner is gone or the server is.
+fn drain(inner: &Weak<Inner>) {
+    loop {
+        std::thread::sleep(DRAIN_EVERY);
+        let Some(inner) = inner.upgrade() else {
+            return;
+        };
+        let mut kept = inner.kept.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            match inner.conn.poll_for_event() {
+                Ok(Some(_)) => kept.list = None,
+                Ok(None) => break,
+                Err(_) => {
+                    kept.list = None;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+impl Inner {
+    fn windows(&self, x: &X) -> Result<Vec<XWindow>> {
         let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
         let quiet = self.quiet();
         if let Some((list, at)) = kept.list.as_ref() {

@@ -316,6 +316,18 @@ fn outside_changes(_: &Env) {
             before,
             "{options:?}: moved: {kept}"
         );
+        // Moved back while nothing lists: the keeper's drain takes the event in (once a
+        // second), and the list it kept must still go.
+        let there = form(&direct).map(|w| w["bounds"].clone());
+        xdotool(&["windowmove", "--sync", &ids, "0", "0"]);
+        std::thread::sleep(Duration::from_millis(1500));
+        let kept = windows(&desk, false);
+        assert_ne!(
+            form(&kept).map(|w| w["bounds"].clone()),
+            there,
+            "{options:?}: moved back: {kept}"
+        );
+        assert_eq!(kept, windows(&desk, true), "{options:?}: moved back");
         xdotool(&["windowunmap", "--sync", &ids]);
         let kept = windows(&desk, false);
         assert_eq!(form(&kept), None, "{options:?}: hidden: {kept}");
