@@ -141,12 +141,21 @@ fn step(n: &Node) -> Option<String> {
 }
 
 impl RefMap {
-    /// Loads the map; a missing or unreadable file is an empty map.
+    /// Loads the map; a missing or unreadable file is an empty map. A file holding what this
+    /// process last read or wrote byte for byte is not parsed again.
     pub fn load(path: &Path) -> RefMap {
-        std::fs::read(path)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default()
+        let bytes = std::fs::read(path).unwrap_or_default();
+        let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = last.as_ref().filter(|k| k.path == path && k.bytes == bytes) {
+            return k.map.clone();
+        }
+        let map: RefMap = serde_json::from_slice(&bytes).unwrap_or_default();
+        *last = Some(Known {
+            path: path.to_path_buf(),
+            bytes,
+            map: map.clone(),
+        });
+        map
     }
 
     /// Writes the map atomically and privately (mode 600 in a directory only this user can
