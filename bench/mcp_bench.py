@@ -64,8 +64,8 @@ async def main():
                 page_changed.append((await mcp_ms("read", {"app": "chromium"}))[0])
             whole = {}
 
-            async def read_whole(app, key="app"):
-                args = {key: app, "interactive": False, "max_elements": 500}
+            async def read_whole(app, key="app", label=None):
+                args = {key: int(app) if key == "pid" else app, "interactive": False, "max_elements": 500}
                 cli_ms("focus", f"--{key}", app, keeper=True)
                 await mcp_ms("read", args)  # fills the mirror
                 line = ("read", f"--{key}", app, "--max-elements", "500")
@@ -75,7 +75,7 @@ async def main():
                     m.append((await mcp_ms("read", args))[0])
                     c.append(cli_ms(*line)[0])
                     k.append(cli_ms(*line, keeper=True)[0])
-                whole[app] = {"mcp_ms": statistics.median(m), "cli_ms": statistics.median(c),
+                whole[label or app] = {"mcp_ms": statistics.median(m), "cli_ms": statistics.median(c),
                               "keeper_ms": statistics.median(k)}
 
             for app in ("gtk3-widget-factory", "featherpad"):
@@ -93,7 +93,8 @@ async def main():
                         if r.returncode == 0 and json.loads(r.stdout)["data"]["count"] > 3:
                             break
                         time.sleep(0.3)
-                    await read_whole(title, key="window")
+                    # By the pid started here: another window of the same title may be open.
+                    await read_whole(str(form.pid), key="pid", label=title)
                 finally:
                     form.terminate()
                     form.wait(timeout=10)
