@@ -47,12 +47,7 @@ impl X {
 
     /// Waits until the server has handled every request sent so far.
     pub fn sync(&self) -> Result<()> {
-        self.conn
-            .get_input_focus()
-            .map_err(x_err)?
-            .reply()
-            .map_err(x_err)?;
-        Ok(())
+        crate::x11::round_trip(&self.conn)
     }
 
     /// Releases every key and pointer button the server holds down: what a process that

@@ -145,13 +145,7 @@ impl Inner {
     /// Whether the server told of no change since the last call: one round trip, then
     /// every event it sent before its answer is counted.
     fn quiet(&self) -> bool {
-        let synced = self
-            .conn
-            .get_input_focus()
-            .ok()
-            .and_then(|c| c.reply().ok())
-            .is_some();
-        let mut quiet = synced;
+        let mut quiet = crate::x11::round_trip(&self.conn).is_ok();
         loop {
             match self.conn.poll_for_event() {
                 Ok(Some(_)) => quiet = false,
@@ -171,11 +165,6 @@ impl Inner {
         for &w in windows {
             self.conn.change_window_attributes(w, &aux).map_err(x_err)?;
         }
-        self.conn
-            .get_input_focus()
-            .map_err(x_err)?
-            .reply()
-            .map_err(x_err)?;
-        Ok(())
+        crate::x11::round_trip(&self.conn)
     }
 }

@@ -71,6 +71,16 @@ x11rb::atom_manager! {
 #[path = "wm.rs"]
 pub(crate) mod wm;
 
+/// One request answered: once its reply is in, the server has handled every request `conn`
+/// sent before, and every event it sent before is in `conn`'s queue.
+pub(crate) fn round_trip(conn: &RustConnection) -> Result<()> {
+    conn.get_input_focus()
+        .map_err(x_err)?
+        .reply()
+        .map_err(x_err)?;
+    Ok(())
+}
+
 pub(crate) fn x_err(e: impl std::fmt::Display) -> Error {
     Error::new(ErrorCode::NoDisplay, format!("X11 request failed: {e}"))
         .suggest("Check that the X server in DISPLAY is running (the doctor check tests it)")
