@@ -288,6 +288,9 @@ async fn read_window_with(
     };
     let mut seen = None;
     let mut drew = None;
+    // Whether the window drew what its boxes could not explain: its pixels are kept with
+    // the answer, to tell next time what such drawing changed.
+    let mut unexplained = false;
     let mut known = known;
     if let Some((w, drawn)) = quietly {
         let (owner, path) = (handle.owner(), handle.path());
@@ -300,6 +303,7 @@ async fn read_window_with(
                     heard,
                     drawn: now,
                     get_all: known.as_ref().is_some_and(|c| c.get_all),
+                    x: d.x.as_ref(),
                 };
                 match quiet::again(&bus, drawn, answer, asked).await {
                     quiet::Outcome::Again(again) => {
@@ -317,6 +321,7 @@ async fn read_window_with(
                     {
                         timing.push(("drew", 1.0));
                         drew = Some(at);
+                        unexplained = true;
                         w.restate(owner, path).await;
                         let (_, cache) = w
                             .app_afresh(&d.bus, owner)
@@ -324,7 +329,8 @@ async fn read_window_with(
                             .map_err(|e| app_error(e, &window.app, d.timeout))?;
                         known = Some(cache);
                     }
-                    quiet::Outcome::Drew(_) | quiet::Outcome::Read => {}
+                    quiet::Outcome::Drew(_) => unexplained = true,
+                    quiet::Outcome::Read => {}
                 }
             }
             seen = w.changes(owner).await.map(|heard| (heard, now));
@@ -332,6 +338,12 @@ async fn read_window_with(
     }
     // A long-lived process reads through its mirror of the window, unless the caller
     // brought its own memo (`observe`).
+    // Captured after the drawing's count and before the read: whatever changes meanwhile
+    // is drawn after that count, so compared next time.
+    let pixels = match (&d.x, seen.is_some() && unexplained) {
+        (Some(x), true) => quiet::shown(&window, d.screen()).and_then(|a| x.capture(a).ok()),
+        _ => None,
+    };
     let mut kept = match (&d.warm, &memo, &known) {
         (Some(w), None, Some(cache)) => {
             Some(w.mirror(handle.owner(), handle.path(), cache.trust()).await)
@@ -407,6 +419,7 @@ async fn read_window_with(
                 drawn,
                 shift: shift.unwrap_or((0, 0)),
                 drew,
+                pixels,
             };
             let answer = quiet::Answer::new(seen, &data);
             w.keep_answer(handle.owner(), handle.path(), answer).await;

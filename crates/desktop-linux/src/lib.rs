@@ -25,6 +25,7 @@ mod input;
 mod keeper;
 mod launch;
 mod ping;
+mod pixels;
 mod procs;
 mod quiet;
 pub mod sandbox;

@@ -10,9 +10,16 @@
 //! signals as boxes changing, and structural changes some toolkits leave unsignalled);
 //! drawing under another window is not, hence the cover. An answer is given again for a
 //! few seconds at most after it was read in full.
+//!
+//! Drawing the boxes cannot explain (one rectangle around a spinner and a progress bar
+//! across a window, as GTK 3 draws them) is held to the window's pixels, captured before
+//! its last full read (`pixels`): every pixel that changed must lie in an element that
+//! holds nothing else, which is asked again. A change that leaves every pixel as it was
+//! goes unseen that way; so would one made and undone while the window was read.
 
 use crate::bus::{Addr, Bus};
 use crate::damage::Drawn;
+use desktop_core::shot::Capture;
 use desktop_core::{Filters, Node, ReadData, Rect, Role, States, WindowInfo};
 use futures_util::future::join_all;
 use std::collections::HashSet;
@@ -48,6 +55,9 @@ pub struct Answer {
     shift: (i32, i32),
     /// When drawing nothing explained was last seen, if before this answer's read.
     drew: Option<Instant>,
+    /// The window's pixels just before it was read, where it draws what its boxes do not
+    /// explain (`pixels`).
+    pixels: Option<Capture>,
     at: Instant,
 }
 
@@ -60,6 +70,8 @@ pub struct Seen<'a> {
     pub shift: (i32, i32),
     /// When drawing nothing explained was last seen (`Outcome::Drew`), if it was.
     pub drew: Option<Instant>,
+    /// The window's shown part captured after `drawn` was taken and before the read.
+    pub pixels: Option<Capture>,
 }
 
 /// Elements the app named kept per answer, at most, for each kind of signal.
@@ -89,6 +101,7 @@ impl Answer {
             reshaped: Some(HashSet::new()),
             shift: seen.shift,
             drew: seen.drew,
+            pixels: seen.pixels,
             at: Instant::now(),
         }
     }
@@ -144,6 +157,8 @@ pub struct Asked<'a> {
     pub drawn: u64,
     /// Whether `Properties.GetAll` is safe with the app's toolkit (asking a named element).
     pub get_all: bool,
+    /// The screen, to tell by its pixels what drawing changed where boxes do not.
+    pub x: Option<&'a crate::x11::X>,
 }
 
 /// What became of a kept answer.
@@ -182,7 +197,11 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
     let owner = asked.window.handle.as_ref().map_or("", |h| h.owner());
     let unmoved = HashSet::new();
     let moved = answer.moved.as_ref().unwrap_or(&unmoved);
-    let may_ask = candidates(&answer.data.elements, &rects, area, moved);
+    // What the drawing asks, where already known; else all it may ask, at once.
+    let may_ask = match &ask {
+        Some((ask, _)) => ask.clone(),
+        None => candidates(&answer.data.elements, &rects, area, moved),
+    };
     if may_ask.len() + named.len() + outside.len() > MAX_ASKED {
         return Outcome::Read;
     }
@@ -206,10 +225,11 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
     let Some(held) = boxes.into_iter().collect::<Option<Vec<Rect>>>() else {
         return Outcome::Read;
     };
-    let ask = match ask {
+    let (ask, by_pixels) = match ask {
         Some(ask) => ask,
         None => {
-            let Some(ask) = explained(&answer.data.elements, &rects, area, moved, &held) else {
+            let explained = explain(&answer.data.elements, &rects, area, moved, &held);
+            let Some(ask) = explained.and_then(|e| by_pixels(e, &answer, asked.x)) else {
                 return Outcome::Drew(Instant::now());
             };
             if let Err(Miss::Drew(at)) = settled(&answer) {
@@ -258,6 +278,11 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
         } else {
             n.value.clone()
         };
+        // A scroll bar moved: what it scrolls moved too, silently, and maybe not drawn yet
+        // (GTK 3 moves the boxes at once and draws them at its next frame).
+        if n.role == Role::ScrollBar && value != n.value {
+            return Outcome::Drew(Instant::now());
+        }
         patches.push((n.handle.clone(), now.states, value));
     }
     let (asked_again, patched, absorbed) = (ask.len(), patches.len(), held.len());
@@ -286,6 +311,7 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
         ("asked", asked_again as f64),
         ("patched", patched as f64),
         ("absorbed", absorbed as f64),
+        ("pixels", by_pixels as f64),
     ];
     Outcome::Again(Box::new((data, answer)))
 }
@@ -374,8 +400,9 @@ struct Pending<'a> {
     drawn: Vec<Rect>,
     area: Rect,
     /// The elements the drawing has asked again, where no element outside the answer is
-    /// needed to explain it (else it is explained once their boxes are in).
-    ask: Option<Vec<&'a Node>>,
+    /// needed to explain it (else it is explained once their boxes are in), and how many
+    /// rectangles of it the pixels explained.
+    ask: Option<(Vec<&'a Node>, usize)>,
 }
 
 /// At most this many elements outside an answer whose children changed are looked at...
@@ -384,11 +411,7 @@ const MAX_OUTSIDE: usize = 8;
 const OUTSIDE_NODES: usize = 32;
 
 fn pending<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<Pending<'a>, Miss> {
-    let window = asked.window.bounds.ok_or(Miss::Read)?;
-    let area = match asked.screen {
-        Some(s) => window.intersection(&s).ok_or(Miss::Read)?,
-        None => window,
-    };
+    let area = shown(asked.window, asked.screen).ok_or(Miss::Read)?;
     let id = asked.window.id.and_then(|id| u32::try_from(id).ok());
     if id.and_then(|id| drawn.covered(id, area)) != Some(false) {
         return Err(Miss::Read);
@@ -432,7 +455,8 @@ fn pending<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<P
     let ask = if outside.is_empty() {
         let unmoved = HashSet::new();
         let moved = answer.moved.as_ref().unwrap_or(&unmoved);
-        let ask = explained(&answer.data.elements, &rects, area, moved, &[])
+        let ask = explain(&answer.data.elements, &rects, area, moved, &[])
+            .and_then(|e| by_pixels(e, answer, asked.x))
             .ok_or(Miss::Drew(Instant::now()))?;
         settled(answer)?;
         Some(ask)
@@ -628,17 +652,25 @@ fn candidates<'a>(
         .collect()
 }
 
+/// What the boxes of an answer explain of drawing: the elements to ask again, and the
+/// rectangles (in the window's shown part) they leave to the pixels.
+struct Explained<'a> {
+    ask: Vec<&'a Node>,
+    left: Vec<Rect>,
+}
+
 /// The elements of an answer to ask again, given what was drawn in `area` (the window where
 /// it shows), the elements whose box the app said changed and the boxes of elements outside
-/// the answer whose changes it took in (`held`); `None` when the answer cannot stand:
-/// drawing outside every element that holds nothing else, or a container moved.
-fn explained<'a>(
+/// the answer whose changes it took in (`held`), and the drawing they leave unexplained
+/// (drawing outside every element that holds nothing else); `None` when the answer cannot
+/// stand: a container moved.
+fn explain<'a>(
     elements: &'a [Node],
     drawn: &[Rect],
     area: Rect,
     moved: &HashSet<String>,
     held: &[Rect],
-) -> Option<Vec<&'a Node>> {
+) -> Option<Explained<'a>> {
     let mut all = Vec::new();
     for n in elements {
         n.walk(&mut |x| all.push(x));
@@ -652,10 +684,11 @@ fn explained<'a>(
             ask.push(n);
         }
     };
+    let mut left = Vec::new();
     for r in drawn {
-        if !r.intersects(&area) {
+        let Some(shown) = r.intersection(&area) else {
             continue;
-        }
+        };
         // Drawn inside an element that holds nothing else: only it may have changed. (Not
         // so inside one that holds others, even one a signal named: its children may have
         // moved among themselves without a word, their count the same.)
@@ -690,7 +723,8 @@ fn explained<'a>(
                     .is_none_or(|b| !b.is_valid() || !touches(&b) || b.contains(r))
         });
         if !(span.is_some_and(|s| s.contains(r)) && others_hold_it) {
-            return None;
+            left.push(shown);
+            continue;
         }
         touched.into_iter().for_each(&mut add);
     }
@@ -705,7 +739,47 @@ fn explained<'a>(
             add(n);
         }
     }
-    Some(ask)
+    Some(Explained { ask, left })
+}
+
+/// The elements to ask again once the pixels had their say on what `e` leaves: those
+/// holding every pixel that changed there since the answer's capture, which must hold
+/// them all (and `x` be able to look); `None` otherwise.
+fn by_pixels<'a>(
+    e: Explained<'a>,
+    answer: &'a Answer,
+    x: Option<&crate::x11::X>,
+) -> Option<(Vec<&'a Node>, usize)> {
+    let Explained { mut ask, left } = e;
+    let Some(first) = left.first() else {
+        return Some((ask, 0));
+    };
+    let (before, x) = (answer.pixels.as_ref()?, x?);
+    let around = left.iter().fold(*first, |a, r| a.union(r));
+    let now = x.capture(around).ok()?;
+    let mut own = Vec::new();
+    for n in &answer.data.elements {
+        n.walk(&mut |m| {
+            if explains(m) {
+                own.push(m);
+            }
+        });
+    }
+    for n in crate::pixels::changed_in(&own, &left, before, &now)? {
+        if !ask.iter().any(|a| std::ptr::eq(*a, n)) {
+            ask.push(n);
+        }
+    }
+    Some((ask, left.len()))
+}
+
+/// The part of `window` that shows on `screen` (the whole window without one).
+pub fn shown(window: &WindowInfo, screen: Option<Rect>) -> Option<Rect> {
+    let w = window.bounds?;
+    match screen {
+        Some(s) => w.intersection(&s),
+        None => Some(w),
+    }
 }
 
 #[cfg(test)]
@@ -713,6 +787,19 @@ mod tests {
     //! Which drawing an answer survives, without a display: the rules on rectangles alone.
 
     use super::*;
+
+    /// What the boxes alone explain: no pixels to ask.
+    fn explained<'a>(
+        elements: &'a [Node],
+        drawn: &[Rect],
+        area: Rect,
+        moved: &HashSet<String>,
+        held: &[Rect],
+    ) -> Option<Vec<&'a Node>> {
+        explain(elements, drawn, area, moved, held)
+            .filter(|e| e.left.is_empty())
+            .map(|e| e.ask)
+    }
 
     fn control(path: &str, b: Rect, child_count: u32) -> Node {
         Node {

@@ -316,6 +316,7 @@ fn main() {
         ("gtk3", "churn_gtk.py", None, "Churn GTK3"),
         ("gtk4", "churn_gtk.py", Some("4"), "Churn GTK4"),
         ("qt5", "churn_qt.py", None, "Churn Qt5"),
+        ("gtk3-silent", "silent_gtk.py", None, "Silent GTK"),
     ] {
         let fifo = dir.join(app);
         let made = std::process::Command::new("mkfifo")
@@ -371,6 +372,10 @@ fn main() {
         ("mirror_matches_fresh_reads_qt5", qt5),
         ("mirror_matches_fresh_reads_chromium", chromium),
         ("quiet_answers_follow_silent_changes", quiet::silent_changes),
+        (
+            "pixels_answer_animated_windows_and_see_silent_scrolls",
+            quiet::silent_scrolls_gtk,
+        ),
         ("window_lists_follow_windows_at_once", window_lists),
     ];
     desktop_testkit::run_tests(env, tests, |env, name| {
