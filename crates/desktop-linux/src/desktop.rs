@@ -305,6 +305,8 @@ async fn read_window_with(
                     get_all: known.as_ref().is_some_and(|c| c.get_all),
                     x: d.x.as_ref(),
                 };
+                // Once such drawing was seen, the pixels are kept with every answer after.
+                unexplained = answer.has_pixels();
                 match quiet::again(&bus, drawn, answer, asked).await {
                     quiet::Outcome::Again(again) => {
                         let (mut data, answer) = *again;
@@ -340,10 +342,14 @@ async fn read_window_with(
     // brought its own memo (`observe`).
     // Captured after the drawing's count and before the read: whatever changes meanwhile
     // is drawn after that count, so compared next time.
+    let t = Instant::now();
     let pixels = match (&d.x, seen.is_some() && unexplained) {
         (Some(x), true) => quiet::shown(&window, d.screen()).and_then(|a| x.capture(a).ok()),
         _ => None,
     };
+    if pixels.is_some() {
+        timing.push(("capture", t.elapsed().as_secs_f64() * 1000.0));
+    }
     let mut kept = match (&d.warm, &memo, &known) {
         (Some(w), None, Some(cache)) => {
             Some(w.mirror(handle.owner(), handle.path(), cache.trust()).await)

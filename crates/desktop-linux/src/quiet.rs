@@ -106,6 +106,12 @@ impl Answer {
         }
     }
 
+    /// Whether the window's pixels were kept with it: it drew what its boxes could not
+    /// explain, and may again.
+    pub fn has_pixels(&self) -> bool {
+        self.pixels.is_some()
+    }
+
     /// The app's counts of signals it was read (or last asked about) at.
     pub fn heard(&self) -> u64 {
         self.heard.all

@@ -44,8 +44,12 @@ struct Signals {
     /// `quiet::absorbable`) and lost listeners so far: a kept answer stands only while this
     /// count is as it was.
     changes: AtomicU64,
-    /// Every signal noted so far, and lost listeners: an answer read while this count
-    /// moved may lack what the signals meanwhile said, so it is not kept.
+    /// Every signal noted so far but a box's, and lost listeners: an answer read while this
+    /// count moved may lack what the signals meanwhile said, so it is not kept. (A read asks
+    /// for boxes after it hands the signals so far to its mirror, and a box said changed
+    /// later is handed to its answer once kept, to be asked again: an animated window's
+    /// spinners, 180 a second in gtk3-widget-factory, would let no full read's answer be
+    /// kept.)
     heard: AtomicU64,
     /// Objects whose box the app said changed since the last read; `None` past
     /// `MAX_PENDING`.
@@ -68,7 +72,6 @@ impl Signals {
         // app's cache nor a mirror's records: a moving widget (gtk3-widget-factory's
         // progress bars and spinner: 180 a second) changes nothing kept.
         // Kept answers are given again only after the boxes named are asked again.
-        self.heard.fetch_add(1, Ordering::SeqCst);
         let header = msg.header();
         if header
             .member()
@@ -81,6 +84,7 @@ impl Signals {
             }
             return;
         }
+        self.heard.fetch_add(1, Ordering::SeqCst);
         if !crate::quiet::absorbable(msg) {
             self.changes.fetch_add(1, Ordering::SeqCst);
         }
