@@ -876,6 +876,26 @@ mod tests {
     }
 
     #[test]
+    fn drawing_the_boxes_cannot_explain_is_left_to_the_pixels() {
+        let els = window();
+        let none = HashSet::new();
+        // Across the field's right edge: left to the pixels, the spinner's drawing asked.
+        let drawn = [Rect::new(100, 12, 40, 16), Rect::new(150, 10, 16, 16)];
+        let e = explain(&els, &drawn, AREA, &none, &[]).expect("not refused");
+        assert_eq!(e.left, [Rect::new(100, 12, 40, 16)]);
+        assert_eq!(paths(&e.ask), ["/spin"]);
+        // Only the part that shows in the window is left.
+        let e = explain(&els, &[Rect::new(190, 190, 50, 50)], AREA, &none, &[]).unwrap();
+        assert_eq!(e.left, [Rect::new(190, 190, 10, 10)]);
+        // Beside the window: nothing.
+        let e = explain(&els, &[Rect::new(300, 0, 5, 5)], AREA, &none, &[]).unwrap();
+        assert!(e.left.is_empty() && e.ask.is_empty());
+        // A container said moved still has the window read in full, pixels or not.
+        let panel: HashSet<String> = ["/panel".to_string()].into();
+        assert!(explain(&els, &drawn, AREA, &panel, &[]).is_none());
+    }
+
+    #[test]
     fn boxes_said_moved_or_past_the_edge_are_asked_and_a_moved_container_reads_afresh() {
         let els = window();
         let field: HashSet<String> = ["/field".to_string()].into();
