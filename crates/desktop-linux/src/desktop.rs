@@ -338,8 +338,6 @@ async fn read_window_with(
             seen = w.changes(owner).await.map(|heard| (heard, now));
         }
     }
-    // A long-lived process reads through its mirror of the window, unless the caller
-    // brought its own memo (`observe`).
     // Captured after the drawing's count and before the read: whatever changes meanwhile
     // is drawn after that count, so compared next time.
     let t = Instant::now();
@@ -350,6 +348,8 @@ async fn read_window_with(
     if pixels.is_some() {
         timing.push(("capture", t.elapsed().as_secs_f64() * 1000.0));
     }
+    // A long-lived process reads through its mirror of the window, unless the caller
+    // brought its own memo (`observe`).
     let mut kept = match (&d.warm, &memo, &known) {
         (Some(w), None, Some(cache)) => {
             Some(w.mirror(handle.owner(), handle.path(), cache.trust()).await)

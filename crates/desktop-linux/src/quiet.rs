@@ -659,10 +659,12 @@ fn candidates<'a>(
 }
 
 /// What the boxes of an answer explain of drawing: the elements to ask again, and the
-/// rectangles (in the window's shown part) they leave to the pixels.
+/// rectangles (in the window's shown part) they leave to the pixels, with the elements
+/// whose drawing is their own ([`explains`]), which the pixels may name.
 struct Explained<'a> {
     ask: Vec<&'a Node>,
     left: Vec<Rect>,
+    own: Vec<&'a Node>,
 }
 
 /// The elements of an answer to ask again, given what was drawn in `area` (the window where
@@ -745,7 +747,7 @@ fn explain<'a>(
             add(n);
         }
     }
-    Some(Explained { ask, left })
+    Some(Explained { ask, left, own })
 }
 
 /// The elements to ask again once the pixels had their say on what `e` leaves: those
@@ -756,21 +758,13 @@ fn by_pixels<'a>(
     answer: &'a Answer,
     x: Option<&crate::x11::X>,
 ) -> Option<(Vec<&'a Node>, usize)> {
-    let Explained { mut ask, left } = e;
+    let Explained { mut ask, left, own } = e;
     let Some(first) = left.first() else {
         return Some((ask, 0));
     };
     let (before, x) = (answer.pixels.as_ref()?, x?);
     let around = left.iter().fold(*first, |a, r| a.union(r));
     let now = x.capture(around).ok()?;
-    let mut own = Vec::new();
-    for n in &answer.data.elements {
-        n.walk(&mut |m| {
-            if explains(m) {
-                own.push(m);
-            }
-        });
-    }
     for n in crate::pixels::changed_in(&own, &left, before, &now)? {
         if !ask.iter().any(|a| std::ptr::eq(*a, n)) {
             ask.push(n);
