@@ -10,7 +10,7 @@ use desktop_core::pipeline::{self, Walked};
 use desktop_core::request::{ActionRequest, Element};
 use desktop_core::shot::Capture;
 use desktop_core::{
-    AppInfo, AppList, Desktop, Error, ErrorCode, Filters, ReadData, Rect, Result, Target,
+    AppInfo, AppList, Desktop, Error, ErrorCode, Filters, ReadData, Rect, Result, States, Target,
     WindowInfo, WindowList,
 };
 use futures_util::{FutureExt, StreamExt};
@@ -291,6 +291,8 @@ async fn read_window_with(
     // Whether the window drew what its boxes could not explain: its pixels are kept with
     // the answer, to tell next time what such drawing changed.
     let mut unexplained = false;
+    // What the last answer learned of where the window draws without end, handed on.
+    let mut restless = crate::pixels::Restless::default();
     let mut known = known;
     if let Some((w, drawn)) = quietly {
         let (owner, path) = (handle.owner(), handle.path());
@@ -303,6 +305,9 @@ async fn read_window_with(
                     heard,
                     drawn: now,
                     get_all: known.as_ref().is_some_and(|c| c.get_all),
+                    derived: known
+                        .as_ref()
+                        .map_or(States::empty(), tree::AppCache::derived),
                     x: d.x.as_ref(),
                 };
                 // Once such drawing was seen, the pixels are kept with every answer after.
@@ -318,9 +323,10 @@ async fn read_window_with(
                     // Chromium changes which elements show as a page scrolls without a
                     // signal: its cache is asked again, and the states the window's mirror
                     // remembers.
-                    quiet::Outcome::Drew(at)
+                    quiet::Outcome::Drew(at, r)
                         if known.as_ref().is_some_and(tree::AppCache::scrolls_silently) =>
                     {
+                        restless = r;
                         timing.push(("drew", 1.0));
                         drew = Some(at);
                         unexplained = true;
@@ -331,8 +337,11 @@ async fn read_window_with(
                             .map_err(|e| app_error(e, &window.app, d.timeout))?;
                         known = Some(cache);
                     }
-                    quiet::Outcome::Drew(_) => unexplained = true,
-                    quiet::Outcome::Read => {}
+                    quiet::Outcome::Drew(_, r) => {
+                        restless = r;
+                        unexplained = true;
+                    }
+                    quiet::Outcome::Read(r) => restless = r,
                 }
             }
             seen = w.changes(owner).await.map(|heard| (heard, now));
@@ -426,6 +435,7 @@ async fn read_window_with(
                 shift: shift.unwrap_or((0, 0)),
                 drew,
                 pixels,
+                restless,
             };
             let answer = quiet::Answer::new(seen, &data);
             w.keep_answer(handle.owner(), handle.path(), answer).await;

@@ -2,21 +2,45 @@
 //! when a kept answer was read (`quiet`), for drawing the answer's boxes alone cannot
 //! explain. Toolkits repaint one rectangle around every part that changed (GTK 3 the box
 //! around a spinner and a progress bar a window apart, crossing a dozen other elements),
-//! and animated windows do so without end; the pixels tell which elements changed in it.
+//! and animated windows do so without end; the pixels tell which elements changed in it,
+//! and where drawing no element holds comes again and again with nothing changed
+//! (`Restless`).
 
 use desktop_core::shot::Capture;
 use desktop_core::{Node, Rect};
 
+/// What changed between two captures: the elements holding changed pixels, and the cells
+/// ([`CELL`] px squares) of changed pixels none holds and [`Restless`] does not know.
+pub struct Changes<'a> {
+    pub found: Vec<&'a Node>,
+    pub loose: Vec<(i32, i32)>,
+}
+
+impl Changes<'_> {
+    /// Whether every changed pixel is explained: by an element that holds it, or by
+    /// drawing seen there before that changed nothing.
+    pub fn explained(&self) -> bool {
+        self.loose.is_empty()
+    }
+}
+
+/// Loose cells gathered in one comparison at most: past that, the drawing is no animation
+/// to learn (a scroll, a page) and the rest is not looked at.
+const MAX_LOOSE: usize = 2048;
+
 /// The elements of `own` holding every pixel that differs between `before` and `now`
-/// inside `rects` (screen coordinates), each once; `None` when a changed pixel lies in
-/// none of them, or a rectangle is not wholly in both captures (nothing to compare with).
+/// inside `rects` (screen coordinates), each once, and the cells of changed pixels that
+/// none holds and `restless` has not learned; `None` when a rectangle is not wholly in
+/// both captures (nothing to compare with).
 pub fn changed_in<'a>(
     own: &[&'a Node],
     rects: &[Rect],
     before: &Capture,
     now: &Capture,
-) -> Option<Vec<&'a Node>> {
+    restless: &Restless,
+) -> Option<Changes<'a>> {
     let mut found: Vec<&'a Node> = Vec::new();
+    let mut loose: Vec<(i32, i32)> = Vec::new();
     for r in rects {
         if !holds(before, r) || !holds(now, r) {
             return None;
@@ -46,13 +70,116 @@ pub fn changed_in<'a>(
                     }
                 }
                 if end == i64::MAX {
-                    return None;
+                    // In no element: drawing learned as restless, or loose. Either way the
+                    // rest of its cell's row needs no look.
+                    let cell = (px.div_euclid(CELL), y.div_euclid(CELL));
+                    if !restless.knows(cell) && !loose.contains(&cell) {
+                        if loose.len() >= MAX_LOOSE {
+                            return Some(Changes { found, loose });
+                        }
+                        loose.push(cell);
+                    }
+                    end = i64::from((cell.0 + 1) * CELL);
                 }
                 x = usize::try_from(end - i64::from(r.x)).ok()?;
             }
         }
     }
-    Some(found)
+    Some(Changes { found, loose })
+}
+
+/// The side of a cell of [`Restless`], in pixels: fine enough to pass between elements a
+/// few pixels apart (GTK 4's pulsing bar draws in the 6 px between two bars).
+pub const CELL: i32 = 2;
+
+/// Where a window draws, again and again, what no element of its answer holds (a spinner
+/// the filters drop, a pulse spilling past its bar's box): cells of the window's shown
+/// part where changed pixels were seen in two comparisons, each followed by a full read
+/// that found the answer as it was, touching no element of the answer that holds nothing
+/// else. Drawing there needs no element asked again. Learned against one answer's shape
+/// and shown part: anything else, and it is forgotten.
+#[derive(Clone, Debug, Default)]
+pub struct Restless {
+    area: Rect,
+    shape: u64,
+    /// Cells seen loose once, and those seen twice (learned), as bits over `area`.
+    once: Vec<u64>,
+    learned: Vec<u64>,
+    /// How many cells are learned.
+    count: usize,
+    /// Cells found loose since the answer was read, to learn from once the next full read
+    /// finds the answer as it was.
+    loose: Vec<(i32, i32)>,
+}
+
+impl Restless {
+    /// The bit of `cell` in `area`'s bitmaps, if `area` holds it.
+    fn bit(&self, (cx, cy): (i32, i32)) -> Option<usize> {
+        let (w, h) = (cells(self.area.w), cells(self.area.h));
+        let (x, y) = (
+            cx - self.area.x.div_euclid(CELL),
+            cy - self.area.y.div_euclid(CELL),
+        );
+        ((0..w).contains(&x) && (0..h).contains(&y)).then(|| (y * w + x) as usize)
+    }
+
+    /// Whether drawing in `cell` was learned as restless.
+    pub fn knows(&self, cell: (i32, i32)) -> bool {
+        self.bit(cell).is_some_and(|b| {
+            self.learned
+                .get(b / 64)
+                .is_some_and(|w| w & (1 << (b % 64)) != 0)
+        })
+    }
+
+    /// How many cells were learned.
+    pub fn learned(&self) -> usize {
+        self.count
+    }
+
+    /// Keeps `loose` (cells a look found changed and unexplained) for the next full read.
+    pub fn found(&mut self, loose: Vec<(i32, i32)>) {
+        self.loose = loose;
+    }
+
+    /// What is known after a full read of `area` gave an answer of `shape`, with `leaves`
+    /// the boxes of its elements that hold nothing else: the cells found loose learned
+    /// where the answer is as it was (a second time loose: restless), all forgotten where
+    /// it is not. At most a quarter of `area` is learned.
+    pub fn after_read(mut self, area: Rect, shape: u64, leaves: &[Rect]) -> Restless {
+        let loose = std::mem::take(&mut self.loose);
+        if self.area != area || self.shape != shape {
+            let n = (cells(area.w) * cells(area.h)).max(0) as usize;
+            return Restless {
+                area,
+                shape,
+                once: vec![0; n.div_ceil(64)],
+                learned: vec![0; n.div_ceil(64)],
+                ..Restless::default()
+            };
+        }
+        let most = (cells(area.w) * cells(area.h)).max(0) as usize / 4;
+        for cell in loose {
+            let px = Rect::new(cell.0 * CELL, cell.1 * CELL, CELL, CELL);
+            let Some(b) = self.bit(cell) else { continue };
+            if self.count >= most || leaves.iter().any(|l| l.intersects(&px)) {
+                continue;
+            }
+            let (word, mask) = (b / 64, 1u64 << (b % 64));
+            if self.once[word] & mask == 0 {
+                self.once[word] |= mask;
+            } else if self.learned[word] & mask == 0 {
+                self.learned[word] |= mask;
+                self.count += 1;
+            }
+        }
+        self
+    }
+}
+
+/// Cells across `px` pixels (rounded up, plus one for an edge off the grid).
+fn cells(px: i32) -> i32 {
+    px / CELL + 2
 }
 
 /// Whether `c` holds `r` whole.
@@ -110,14 +237,17 @@ mod tests {
         let now = Capture::new((0, 0), img);
         // One rectangle around both, as the toolkit draws it: the field untouched.
         let drawn = [Rect::new(10, 10, 80, 30)];
-        let found = changed_in(&own, &drawn, &before, &now).expect("explained");
-        let paths: Vec<_> = found.iter().map(|n| n.handle.path()).collect();
+        let none = Restless::default();
+        let changes = changed_in(&own, &drawn, &before, &now, &none).expect("compared");
+        assert!(changes.explained());
+        let paths: Vec<_> = changes.found.iter().map(|n| n.handle.path()).collect();
         // (In the order found, row by row: the bar's change starts a row higher.)
         assert_eq!(paths, ["/bar", "/spin"]);
         // Nothing changed: nothing to ask.
         assert_eq!(
-            changed_in(&own, &drawn, &before, &before).map(|v| v.len()),
-            Some(0)
+            changed_in(&own, &drawn, &before, &before, &none)
+                .map(|c| (c.found.len(), c.loose.len())),
+            Some((0, 0))
         );
     }
 
@@ -125,25 +255,102 @@ mod tests {
     fn a_change_between_elements_or_outside_a_capture_is_not_explained() {
         let spinner = el("/spin", Rect::new(10, 10, 10, 10));
         let own = [&spinner];
+        let none = Restless::default();
         let before = Capture::new((0, 0), screen());
         let mut img = screen();
-        // A row scrolled into the space between elements.
+        // A row scrolled into the space between elements: three cells of it.
         paint(&mut img, Rect::new(40, 20, 5, 1));
         let now = Capture::new((0, 0), img);
-        assert!(changed_in(&own, &[Rect::new(0, 0, 100, 50)], &before, &now).is_none());
+        let loose = |c: Option<Changes>| c.map(|c| c.loose);
+        assert_eq!(
+            loose(changed_in(
+                &own,
+                &[Rect::new(0, 0, 100, 50)],
+                &before,
+                &now,
+                &none
+            )),
+            Some(vec![(20, 10), (21, 10), (22, 10)])
+        );
         // A pixel just past the spinner's right edge.
         let mut img = screen();
         paint(&mut img, Rect::new(20, 10, 1, 1));
         let now = Capture::new((0, 0), img);
-        assert!(changed_in(&own, &[Rect::new(10, 10, 20, 5)], &before, &now).is_none());
+        assert_eq!(
+            loose(changed_in(
+                &own,
+                &[Rect::new(10, 10, 20, 5)],
+                &before,
+                &now,
+                &none
+            )),
+            Some(vec![(10, 5)])
+        );
         // Drawing reaching past what was captured then.
         let small = Capture::new((0, 0), RgbImage::from_pixel(50, 50, Rgb([200, 200, 200])));
-        assert!(changed_in(&own, &[Rect::new(40, 0, 20, 5)], &small, &before).is_none());
+        assert!(changed_in(&own, &[Rect::new(40, 0, 20, 5)], &small, &before, &none).is_none());
         // A capture taken elsewhere on the screen lines up by its origin.
         let part = Capture::new((10, 10), RgbImage::from_pixel(10, 10, Rgb([200, 200, 200])));
         assert_eq!(
-            changed_in(&own, &[Rect::new(12, 12, 5, 5)], &before, &part).map(|v| v.len()),
-            Some(0)
+            changed_in(&own, &[Rect::new(12, 12, 5, 5)], &before, &part, &none)
+                .map(|c| (c.found.len(), c.loose.len())),
+            Some((0, 0))
         );
+    }
+
+    /// A frame of a spinner no element holds, drawn at `turn` (of four) at 60,30.
+    fn spun(turn: i32) -> Capture {
+        let mut img = screen();
+        paint(&mut img, Rect::new(60 + 2 * (turn % 4), 30, 4, 4));
+        Capture::new((0, 0), img)
+    }
+
+    #[test]
+    fn drawing_seen_twice_where_the_answer_stayed_is_learned_and_nothing_else() {
+        let field = el("/field", Rect::new(10, 30, 40, 10));
+        let own = [&field];
+        let area = Rect::new(0, 0, 100, 50);
+        let drawn = [Rect::new(10, 28, 70, 12)];
+        let leaves = [field.bounds.unwrap()];
+        let look = |r: &Restless, a: i32, b: i32| {
+            changed_in(&own, &drawn, &spun(a), &spun(b), r).expect("compared")
+        };
+        // A first full read: nothing known.
+        let mut r = Restless::default().after_read(area, 7, &leaves);
+        assert!(!look(&r, 0, 1).explained());
+        // Loose once, then again after a read that found the answer as it was: learned
+        // where seen both times.
+        for (a, b) in [(0, 1), (1, 2), (2, 3), (3, 0)] {
+            let c = look(&r, a, b);
+            r.found(c.loose);
+            r = r.after_read(area, 7, &leaves);
+        }
+        assert!(r.learned() > 0);
+        assert!(look(&r, 0, 1).explained());
+        // A change in the field is its own still; one elsewhere is loose.
+        let mut img = spun(1).image;
+        paint(&mut img, Rect::new(20, 32, 3, 3));
+        paint(&mut img, Rect::new(30, 5, 3, 3));
+        let c = changed_in(&own, &[area], &spun(0), &Capture::new((0, 0), img), &r).unwrap();
+        assert_eq!(c.found.len(), 1);
+        assert!(!c.explained() && c.loose.iter().all(|&(_, y)| y < 4));
+        // An answer of another shape (or a moved window) forgets it all.
+        let mut again = r.clone();
+        again.found(look(&r, 0, 2).loose);
+        assert_eq!(again.after_read(area, 8, &leaves).learned(), 0);
+        assert_eq!(
+            r.clone()
+                .after_read(Rect::new(5, 0, 100, 50), 7, &leaves)
+                .learned(),
+            0
+        );
+        // Cells touching an element that holds nothing else are never learned.
+        let mut beside = Restless::default().after_read(area, 7, &[]);
+        let wide = [Rect::new(55, 25, 30, 14)];
+        for _ in 0..2 {
+            beside.found(look(&beside, 0, 1).loose);
+            beside = beside.after_read(area, 7, &wide);
+        }
+        assert_eq!(beside.learned(), 0);
     }
 }

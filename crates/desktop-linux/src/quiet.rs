@@ -16,9 +16,15 @@
 //! its last full read (`pixels`): every pixel that changed must lie in an element that
 //! holds nothing else, which is asked again. A change that leaves every pixel as it was
 //! goes unseen that way; so would one made and undone while the window was read.
+//!
+//! Drawing that no element of the answer holds (a spinner the filters drop) has the window
+//! read in full; where it comes again and again, each time with the answer found as it
+//! was, it is learned (`pixels::Restless`) and needs nothing asked again. What appears
+//! silently where a window animates goes unseen that way until the answer's age is up.
 
 use crate::bus::{Addr, Bus};
 use crate::damage::Drawn;
+use crate::pixels::Restless;
 use desktop_core::shot::Capture;
 use desktop_core::{Filters, Node, ReadData, Rect, Role, States, WindowInfo};
 use futures_util::future::join_all;
@@ -58,6 +64,8 @@ pub struct Answer {
     /// The window's pixels just before it was read, where it draws what its boxes do not
     /// explain (`pixels`).
     pixels: Option<Capture>,
+    /// Where it draws without end what no element holds.
+    restless: Restless,
     at: Instant,
 }
 
@@ -72,6 +80,9 @@ pub struct Seen<'a> {
     pub drew: Option<Instant>,
     /// The window's shown part captured after `drawn` was taken and before the read.
     pub pixels: Option<Capture>,
+    /// What the last answer of the window learned of where it draws without end, and the
+    /// drawing found unexplained since, to learn from ([`Outcome`]).
+    pub restless: Restless,
 }
 
 /// Elements the app named kept per answer, at most, for each kind of signal.
@@ -89,6 +100,18 @@ fn note(set: &mut Option<HashSet<String>>, path: &str) {
 
 impl Answer {
     pub fn new(seen: Seen<'_>, data: &ReadData) -> Answer {
+        let area = shown(&data.window, seen.screen).unwrap_or_default();
+        let mut leaves = Vec::new();
+        for n in &data.elements {
+            n.walk(&mut |x| {
+                if let Some(b) = x.bounds.filter(|b| x.children.is_empty() && b.is_valid()) {
+                    leaves.push(b);
+                }
+            });
+        }
+        let restless = seen
+            .restless
+            .after_read(area, shape(&data.elements), &leaves);
         Answer {
             filters: seen.filters.clone(),
             screen: seen.screen,
@@ -102,6 +125,7 @@ impl Answer {
             shift: seen.shift,
             drew: seen.drew,
             pixels: seen.pixels,
+            restless,
             at: Instant::now(),
         }
     }
@@ -163,20 +187,24 @@ pub struct Asked<'a> {
     pub drawn: u64,
     /// Whether `Properties.GetAll` is safe with the app's toolkit (asking a named element).
     pub get_all: bool,
+    /// States the read judges itself (GTK 4's SHOWING): the answer's stand, whatever the
+    /// element says when asked again.
+    pub derived: States,
     /// The screen, to tell by its pixels what drawing changed where boxes do not.
     pub x: Option<&'a crate::x11::X>,
 }
 
-/// What became of a kept answer.
+/// What became of a kept answer. Where it is not given again, what it learned of where
+/// its window draws without end is handed on to the next read's ([`Seen::restless`]).
 pub enum Outcome {
     /// Given again (the data), and kept on (the answer).
     Again(Box<(ReadData, Answer)>),
     /// The window changed where the app may not have said so (drawing that no leaf
     /// explains, a leaf not as it was, or such drawing less than [`SETTLE`] ago: when):
     /// what the app's own cache holds may be stale too.
-    Drew(Instant),
+    Drew(Instant, Restless),
     /// Not to be given again (another read, a change signalled, a cover, too old).
-    Read,
+    Read(Restless),
 }
 
 /// The answer again if the window is quiet (see the module), brought up to `asked`.
@@ -184,16 +212,16 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
     let t = Instant::now();
     let (dx, dy) = answer.shift;
     let shifted = |b: Option<Rect>| b.map(|b| Rect::new(b.x + dx, b.y + dy, b.w, b.h));
+    let pending = pending(drawn, &answer, &asked);
     let Pending {
         named,
         outside,
         drawn: rects,
         area,
         ask,
-    } = match pending(drawn, &answer, &asked) {
+    } = match pending {
         Ok(p) => p,
-        Err(Miss::Drew(at)) => return Outcome::Drew(at),
-        Err(Miss::Read) => return Outcome::Read,
+        Err(miss) => return missed(miss, answer.restless),
     };
     // All asked at once: the elements outside the answer whose children changed (taken in
     // where the answer stays as it is; their boxes explain their drawing), every element
@@ -209,7 +237,7 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
         None => candidates(&answer.data.elements, &rects, area, moved),
     };
     if may_ask.len() + named.len() + outside.len() > MAX_ASKED {
-        return Outcome::Read;
+        return Outcome::Read(answer.restless);
     }
     let (boxes, looks, asked_whole) =
         tokio::join!(
@@ -229,19 +257,19 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
             }))
         );
     let Some(held) = boxes.into_iter().collect::<Option<Vec<Rect>>>() else {
-        return Outcome::Read;
+        return Outcome::Read(answer.restless);
     };
     let (ask, by_pixels) = match ask {
         Some(ask) => ask,
         None => {
-            let explained = explain(&answer.data.elements, &rects, area, moved, &held);
-            let Some(ask) = explained.and_then(|e| by_pixels(e, &answer, asked.x)) else {
-                return Outcome::Drew(Instant::now());
-            };
-            if let Err(Miss::Drew(at)) = settled(&answer) {
-                return Outcome::Drew(at);
+            let explained = explain(&answer.data.elements, &rects, area, moved, &held)
+                .ok_or(Miss::Drew(Instant::now()))
+                .and_then(|e| by_pixels(e, &answer, asked.x))
+                .and_then(|ask| settled(&answer).map(|()| ask));
+            match explained {
+                Ok(ask) => ask,
+                Err(miss) => return missed(miss, answer.restless),
             }
-            ask
         }
     };
     // Elements drawn in: box and value as they were, and states too but for those the
@@ -253,13 +281,13 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
             continue;
         }
         let (Ok((bounds, value)), Ok(states)) = (look, states) else {
-            return Outcome::Drew(Instant::now());
+            return Outcome::Drew(Instant::now(), answer.restless);
         };
         if shifted(bounds) != n.bounds
             || (crate::hydrate::has_value(n) && value != n.value)
-            || (n.states.bits() ^ states.bits()) & !PATCHED.bits() != 0
+            || (n.states.bits() ^ states.bits()) & !PATCHED.union(asked.derived).bits() != 0
         {
-            return Outcome::Drew(Instant::now());
+            return Outcome::Drew(Instant::now(), answer.restless);
         }
         // (One a signal named is taken in below, whole.)
         if states != n.states && !named.iter().any(|m| std::ptr::eq(*m, *n)) {
@@ -268,16 +296,16 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
     }
     for (n, (now, look)) in named.iter().zip(asked_whole) {
         let (Ok(now), Ok((bounds, value))) = (now, look) else {
-            return Outcome::Read;
+            return Outcome::Read(answer.restless);
         };
         let same_shape = now.role == n.role
             && now.name == n.name
             && now.description == n.description
             && now.child_count == n.child_count
             && shifted(bounds) == n.bounds
-            && (n.states.bits() ^ now.states.bits()) & !PATCHED.bits() == 0;
+            && (n.states.bits() ^ now.states.bits()) & !PATCHED.union(asked.derived).bits() == 0;
         if !same_shape {
-            return Outcome::Read;
+            return Outcome::Read(answer.restless);
         }
         let value = if crate::hydrate::has_value(n) {
             value
@@ -287,7 +315,7 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
         // A scroll bar moved: what it scrolls moved too, silently, and maybe not drawn yet
         // (GTK 3 moves the boxes at once and draws them at its next frame).
         if n.role == Role::ScrollBar && value != n.value {
-            return Outcome::Drew(Instant::now());
+            return Outcome::Drew(Instant::now(), answer.restless);
         }
         patches.push((n.handle.clone(), now.states, value));
     }
@@ -318,6 +346,7 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
         ("patched", patched as f64),
         ("absorbed", absorbed as f64),
         ("pixels", by_pixels as f64),
+        ("restless", answer.restless.learned() as f64),
     ];
     Outcome::Again(Box::new((data, answer)))
 }
@@ -391,10 +420,24 @@ pub fn patchable(msg: &zbus::Message) -> bool {
     }
 }
 
-/// Why an answer is not given again: the two kinds of [`Outcome`] that are.
+/// Why an answer is not given again: the two kinds of [`Outcome`] that are, and drawing
+/// the pixels left unexplained (these cells of it).
 enum Miss {
     Drew(Instant),
     Read,
+    Loose(Vec<(i32, i32)>),
+}
+
+/// The outcome of `miss`, handing on `restless` (with what it found loose).
+fn missed(miss: Miss, mut restless: Restless) -> Outcome {
+    match miss {
+        Miss::Drew(at) => Outcome::Drew(at, restless),
+        Miss::Read => Outcome::Read(restless),
+        Miss::Loose(cells) => {
+            restless.found(cells);
+            Outcome::Drew(Instant::now(), restless)
+        }
+    }
 }
 
 /// What stands between an answer and its being given again: elements to ask again whole
@@ -462,8 +505,8 @@ fn pending<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<P
         let unmoved = HashSet::new();
         let moved = answer.moved.as_ref().unwrap_or(&unmoved);
         let ask = explain(&answer.data.elements, &rects, area, moved, &[])
-            .and_then(|e| by_pixels(e, answer, asked.x))
-            .ok_or(Miss::Drew(Instant::now()))?;
+            .ok_or(Miss::Drew(Instant::now()))
+            .and_then(|e| by_pixels(e, answer, asked.x))?;
         settled(answer)?;
         Some(ask)
     } else {
@@ -752,25 +795,54 @@ fn explain<'a>(
 
 /// The elements to ask again once the pixels had their say on what `e` leaves: those
 /// holding every pixel that changed there since the answer's capture, which must hold
-/// them all (and `x` be able to look); `None` otherwise.
+/// them all but where the window was learned restless (and `x` be able to look); else
+/// the window drew what nothing explains (`Loose`: where, when the pixels tell).
 fn by_pixels<'a>(
     e: Explained<'a>,
     answer: &'a Answer,
     x: Option<&crate::x11::X>,
-) -> Option<(Vec<&'a Node>, usize)> {
+) -> Result<(Vec<&'a Node>, usize), Miss> {
     let Explained { mut ask, left, own } = e;
     let Some(first) = left.first() else {
-        return Some((ask, 0));
+        return Ok((ask, 0));
     };
-    let (before, x) = (answer.pixels.as_ref()?, x?);
+    let drew = || Miss::Drew(Instant::now());
+    let (before, x) = (
+        answer.pixels.as_ref().ok_or_else(drew)?,
+        x.ok_or_else(drew)?,
+    );
     let around = left.iter().fold(*first, |a, r| a.union(r));
-    let now = x.capture(around).ok()?;
-    for n in crate::pixels::changed_in(&own, &left, before, &now)? {
+    let now = x.capture(around).map_err(|_| drew())?;
+    let changes =
+        crate::pixels::changed_in(&own, &left, before, &now, &answer.restless).ok_or_else(drew)?;
+    if !changes.explained() {
+        return Err(Miss::Loose(changes.loose));
+    }
+    for n in changes.found {
         if !ask.iter().any(|a| std::ptr::eq(*a, n)) {
             ask.push(n);
         }
     }
-    Some((ask, left.len()))
+    Ok((ask, left.len()))
+}
+
+/// A digest of what an answer shows but for values and states: which elements, where.
+fn shape(elements: &[Node]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for n in elements {
+        n.walk(&mut |x| {
+            (
+                x.handle.path(),
+                &x.role,
+                &x.name,
+                x.bounds,
+                x.children.len(),
+            )
+                .hash(&mut h);
+        });
+    }
+    h.finish()
 }
 
 /// The part of `window` that shows on `screen` (the whole window without one).

@@ -343,6 +343,15 @@ impl AppCache {
         self.toolkit.eq_ignore_ascii_case("Chromium")
     }
 
+    /// States a read judges itself rather than takes from the toolkit (`showing`): asking
+    /// an element again cannot confirm them.
+    pub(crate) fn derived(&self) -> States {
+        match self.showing {
+            showing::Quirk::None => States::empty(),
+            _ => States::SHOWING,
+        }
+    }
+
     pub(crate) fn trust(&self) -> Trust {
         let is = |k: &str| self.toolkit.eq_ignore_ascii_case(k);
         if self.showing == showing::Quirk::WindowOnly {
