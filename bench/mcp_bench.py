@@ -64,12 +64,20 @@ async def main():
                 page_changed.append((await mcp_ms("read", {"app": "chromium"}))[0])
             whole = {}
 
-            async def read_whole(app, key="app", label=None):
+            async def read_whole(app, key="app", label=None, settle=0.0):
                 args = {key: int(app) if key == "pid" else app, "interactive": False, "max_elements": 500}
                 cli_ms("focus", f"--{key}", app, keeper=True)
                 await mcp_ms("read", args)  # fills the mirror
                 line = ("read", f"--{key}", app, "--max-elements", "500")
                 cli_ms(*line, keeper=True)
+                # An animated window is read for a while first, as by an agent working in it:
+                # where it draws without end what no element holds is learned by reading
+                # it (`pixels::Restless`), and that is read in full until then.
+                until = time.time() + settle
+                while time.time() < until:
+                    await mcp_ms("read", args)
+                    cli_ms(*line, keeper=True)
+                    time.sleep(0.2)
                 m, c, k = [], [], []
                 for _ in range(RUNS):
                     m.append((await mcp_ms("read", args))[0])
@@ -109,7 +117,7 @@ async def main():
                         break
                     time.sleep(0.3)
                 time.sleep(1.0)
-                await read_whole("gtk4-widget-factory")
+                await read_whole("gtk4-widget-factory", settle=10.0)
             finally:
                 gtk4.terminate()
                 gtk4.wait(timeout=10)

@@ -95,9 +95,10 @@ pub const CELL: i32 = 2;
 /// Where a window draws, again and again, what no element of its answer holds (a spinner
 /// the filters drop, a pulse spilling past its bar's box): cells of the window's shown
 /// part where changed pixels were seen in two comparisons, each followed by a full read
-/// that found the answer as it was, touching no element of the answer that holds nothing
-/// else. Drawing there needs no element asked again. Learned against one answer's shape
-/// and shown part: anything else, and it is forgotten.
+/// that found the answer as it was. Drawing there needs no element asked again, while no
+/// element of the answer that holds nothing else touches the cell (a list scrolled under
+/// the spinner lays its rows there; scrolled back, the cell serves again). A window moved
+/// or resized forgets it all.
 #[derive(Clone, Debug, Default)]
 pub struct Restless {
     area: Rect,
@@ -105,7 +106,9 @@ pub struct Restless {
     /// Cells seen loose once, and those seen twice (learned), as bits over `area`.
     once: Vec<u64>,
     learned: Vec<u64>,
-    /// How many cells are learned.
+    /// The learned cells no leaf of the last answer touches: those that serve.
+    usable: Vec<u64>,
+    /// How many cells serve.
     count: usize,
     /// Cells found loose since the answer was read, to learn from once the next full read
     /// finds the answer as it was.
@@ -123,16 +126,16 @@ impl Restless {
         ((0..w).contains(&x) && (0..h).contains(&y)).then(|| (y * w + x) as usize)
     }
 
-    /// Whether drawing in `cell` was learned as restless.
+    /// Whether drawing in `cell` was learned as restless and needs no element asked.
     pub fn knows(&self, cell: (i32, i32)) -> bool {
         self.bit(cell).is_some_and(|b| {
-            self.learned
+            self.usable
                 .get(b / 64)
                 .is_some_and(|w| w & (1 << (b % 64)) != 0)
         })
     }
 
-    /// How many cells were learned.
+    /// How many cells were learned and serve with the last answer.
     pub fn learned(&self) -> usize {
         self.count
     }
@@ -143,37 +146,67 @@ impl Restless {
     }
 
     /// What is known after a full read of `area` gave an answer of `shape`, with `leaves`
-    /// the boxes of its elements that hold nothing else: the cells found loose learned
-    /// where the answer is as it was (a second time loose: restless), all forgotten where
-    /// it is not. At most a quarter of `area` is learned.
+    /// the boxes of its elements that hold nothing else. Where the answer's shape is as it
+    /// was, the cells found loose are learned (a second time loose: restless); where it is
+    /// not, they are not (that drawing may have been the change). Either way no cell
+    /// touching a leaf serves with this answer, and a window moved or resized forgets all.
+    /// At most a quarter of `area` is learned.
     pub fn after_read(mut self, area: Rect, shape: u64, leaves: &[Rect]) -> Restless {
         let loose = std::mem::take(&mut self.loose);
-        if self.area != area || self.shape != shape {
-            let n = (cells(area.w) * cells(area.h)).max(0) as usize;
-            return Restless {
-                area,
-                shape,
-                once: vec![0; n.div_ceil(64)],
-                learned: vec![0; n.div_ceil(64)],
-                ..Restless::default()
-            };
+        let same = self.area == area && self.shape == shape;
+        if self.area != area {
+            self = Restless::default();
         }
-        let most = (cells(area.w) * cells(area.h)).max(0) as usize / 4;
-        for cell in loose {
-            let px = Rect::new(cell.0 * CELL, cell.1 * CELL, CELL, CELL);
-            let Some(b) = self.bit(cell) else { continue };
-            if self.count >= most || leaves.iter().any(|l| l.intersects(&px)) {
-                continue;
-            }
-            let (word, mask) = (b / 64, 1u64 << (b % 64));
-            if self.once[word] & mask == 0 {
-                self.once[word] |= mask;
-            } else if self.learned[word] & mask == 0 {
-                self.learned[word] |= mask;
-                self.count += 1;
+        (self.area, self.shape) = (area, shape);
+        if self.once.is_empty() && (loose.is_empty() || !same) {
+            return self;
+        }
+        let words = ((cells(area.w) * cells(area.h)).max(0) as usize).div_ceil(64);
+        self.once.resize(words, 0);
+        self.learned.resize(words, 0);
+        let blocked = self.touched(leaves);
+        let most = words * 64 / 4;
+        let mut learned: usize = self.learned.iter().map(|w| w.count_ones() as usize).sum();
+        if same {
+            let bits: Vec<usize> = loose.into_iter().filter_map(|c| self.bit(c)).collect();
+            for b in bits {
+                let (word, mask) = (b / 64, 1u64 << (b % 64));
+                if learned >= most || blocked[word] & mask != 0 {
+                    continue;
+                }
+                if self.once[word] & mask == 0 {
+                    self.once[word] |= mask;
+                } else if self.learned[word] & mask == 0 {
+                    self.learned[word] |= mask;
+                    learned += 1;
+                }
             }
         }
+        self.usable = self
+            .learned
+            .iter()
+            .zip(&blocked)
+            .map(|(l, b)| l & !b)
+            .collect();
+        self.count = self.usable.iter().map(|w| w.count_ones() as usize).sum();
         self
+    }
+
+    /// The cells of the area that `boxes` touch, as bits.
+    fn touched(&self, boxes: &[Rect]) -> Vec<u64> {
+        let mut bits = vec![0u64; self.once.len()];
+        for b in boxes.iter().filter_map(|b| b.intersection(&self.area)) {
+            let (x0, x1) = (b.x.div_euclid(CELL), (b.x + b.w - 1).div_euclid(CELL));
+            let (y0, y1) = (b.y.div_euclid(CELL), (b.y + b.h - 1).div_euclid(CELL));
+            for cy in y0..=y1 {
+                for cx in x0..=x1 {
+                    if let Some(i) = self.bit((cx, cy)) {
+                        bits[i / 64] |= 1 << (i % 64);
+                    }
+                }
+            }
+        }
+        bits
     }
 }
 
@@ -334,16 +367,24 @@ mod tests {
         let c = changed_in(&own, &[area], &spun(0), &Capture::new((0, 0), img), &r).unwrap();
         assert_eq!(c.found.len(), 1);
         assert!(!c.explained() && c.loose.iter().all(|&(_, y)| y < 4));
-        // An answer of another shape (or a moved window) forgets it all.
-        let mut again = r.clone();
-        again.found(look(&r, 0, 2).loose);
-        assert_eq!(again.after_read(area, 8, &leaves).learned(), 0);
-        assert_eq!(
-            r.clone()
-                .after_read(Rect::new(5, 0, 100, 50), 7, &leaves)
-                .learned(),
-            0
-        );
+        // An answer of another shape learns nothing from the drawing before it (that may
+        // have been the change) and keeps what it learned; with a leaf over the spinner
+        // the cells do not serve, and serve again once it is gone; a moved window forgets.
+        let mut other = Restless::default().after_read(area, 7, &leaves);
+        for shape in [8, 9] {
+            other.found(look(&other, 0, 1).loose);
+            other = other.after_read(area, shape, &leaves);
+        }
+        assert_eq!(other.learned(), 0);
+        let kept = r.learned();
+        assert_eq!(r.clone().after_read(area, 8, &leaves).learned(), kept);
+        let over = [Rect::new(58, 28, 20, 10)];
+        let covered = r.clone().after_read(area, 8, &over);
+        assert_eq!(covered.learned(), 0);
+        assert!(!look(&covered, 0, 1).explained());
+        assert_eq!(covered.after_read(area, 7, &leaves).learned(), kept);
+        let moved = Rect::new(5, 0, 100, 50);
+        assert_eq!(r.clone().after_read(moved, 7, &leaves).learned(), 0);
         // Cells touching an element that holds nothing else are never learned.
         let mut beside = Restless::default().after_read(area, 7, &[]);
         let wide = [Rect::new(55, 25, 30, 14)];

@@ -316,7 +316,8 @@ fn main() {
         ("gtk3", "churn_gtk.py", None, "Churn GTK3"),
         ("gtk4", "churn_gtk.py", Some("4"), "Churn GTK4"),
         ("qt5", "churn_qt.py", None, "Churn Qt5"),
-        ("gtk3-silent", "silent_gtk.py", None, "Silent GTK"),
+        ("gtk3-silent", "silent_gtk.py", None, "Silent GTK3"),
+        ("gtk4-silent", "silent_gtk.py", Some("4"), "Silent GTK4"),
     ] {
         let fifo = dir.join(app);
         let made = std::process::Command::new("mkfifo")
@@ -374,7 +375,11 @@ fn main() {
         ("quiet_answers_follow_silent_changes", quiet::silent_changes),
         (
             "pixels_answer_animated_windows_and_see_silent_scrolls",
-            quiet::silent_scrolls_gtk,
+            quiet::silent_scrolls_gtk3,
+        ),
+        (
+            "restless_drawing_is_learned_and_silent_scrolls_still_seen_gtk4",
+            quiet::silent_scrolls_gtk4,
         ),
         ("window_lists_follow_windows_at_once", window_lists),
     ];
