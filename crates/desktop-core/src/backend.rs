@@ -30,6 +30,15 @@ pub trait ReadMemo: Default {
     fn poll(&mut self) {
         self.clear();
     }
+    /// The reads are compared with each other (`observe`): what an element was in the last
+    /// read may be taken again where the app named it in no notice since and asking is
+    /// costly (a wordless element's clue); with `boxes` false (the caller compares no boxes
+    /// and keeps elements wherever they are), such an element comes without a box rather
+    /// than with one asked. A timed look takes nothing from the last read. By default
+    /// nothing is taken.
+    fn reuse(&mut self, boxes: bool) {
+        let _ = boxes;
+    }
 }
 
 /// Keeps nothing (backends that read whole windows every time).

@@ -16,21 +16,32 @@ use std::collections::HashMap;
 /// a click listener on the element; `clickAncestor` is one further up).
 const CLICKS: &[&str] = &["click", "press", "activate", "jump", "open", "toggle"];
 
-/// Fills `hint` and `clickable` of the wordless candidates under `nodes`.
-pub async fn gather(bus: &Bus, nodes: &mut [Node], visible_only: bool) -> Result<(), CallError> {
+/// Fills `hint` and `clickable` of the wordless candidates under `nodes`, taking those
+/// `known` gives (an earlier read's, `observe`) instead of asking.
+pub async fn gather(
+    bus: &Bus,
+    nodes: &mut [Node],
+    visible_only: bool,
+    known: impl Fn(&Node) -> Option<(String, bool)>,
+) -> Result<(), CallError> {
     let mut wanted: Vec<&Node> = Vec::new();
+    let mut found: HashMap<String, (String, bool)> = HashMap::new();
     for n in nodes.iter() {
         n.walk(&mut |x| {
             if is_candidate(x, visible_only) {
-                wanted.push(x);
+                match known(x) {
+                    Some(clue) => {
+                        found.insert(x.handle.path().to_string(), clue);
+                    }
+                    None => wanted.push(x),
+                }
             }
         });
     }
-    if wanted.is_empty() {
+    if wanted.is_empty() && found.is_empty() {
         return Ok(());
     }
     let answers = join_all(wanted.iter().map(|n| ask(bus, n))).await;
-    let mut found: HashMap<String, (String, bool)> = HashMap::new();
     for (n, answer) in wanted.iter().zip(answers) {
         let (attrs, actions) = match answer {
             Ok(a) => a,

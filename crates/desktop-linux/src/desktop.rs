@@ -14,6 +14,7 @@ use desktop_core::{
     WindowInfo, WindowList,
 };
 use futures_util::{FutureExt, StreamExt};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use zbus::MessageStream;
@@ -21,6 +22,9 @@ use zbus::MessageStream;
 impl ReadMemo for tree::Memo {
     fn touched(&mut self, handle: &desktop_core::Handle, children: bool) {
         tree::Memo::touched(self, handle.path(), children);
+    }
+    fn reuse(&mut self, boxes: bool) {
+        tree::Memo::reuse(self, boxes);
     }
     fn clear(&mut self) {
         tree::Memo::clear(self);
@@ -365,11 +369,26 @@ async fn read_window_with(
         }
         _ => None,
     };
-    let memo = match kept.as_mut() {
-        Some(k) => Some(&mut k.memo),
-        None => memo,
+    // The caller's memo (`observe`) is kept at hand: its reads take from the last one.
+    let (read, theirs) = match kept.as_mut() {
+        Some(k) => {
+            let memo = Some(&mut k.memo);
+            let read = tree::read_subtree_with(&bus, &handle, limits, Some(&d.cells), memo, known);
+            (read.await, None)
+        }
+        None => {
+            let mut memo = memo;
+            let read = tree::read_subtree_with(
+                &bus,
+                &handle,
+                limits,
+                Some(&d.cells),
+                memo.as_deref_mut(),
+                known,
+            );
+            (read.await, memo)
+        }
     };
-    let read = tree::read_subtree_with(&bus, &handle, limits, Some(&d.cells), memo, known).await;
     if let (Some(w), Some(k)) = (&d.warm, kept) {
         if read.is_ok() {
             w.keep(handle.owner(), handle.path(), k).await;
@@ -378,10 +397,26 @@ async fn read_window_with(
     let (mut root, stats) = read.map_err(|e| app_error(e, &window.app, d.timeout))?;
     d.cells.save();
     let t = Instant::now();
-    clues::gather(&bus, &mut root.children, filters.visible_only)
-        .await
-        .map_err(|e| app_error(e, &window.app, d.timeout))?;
+    let visible_only = filters.visible_only;
+    clues::gather(&bus, &mut root.children, visible_only, |n| {
+        theirs.as_deref().and_then(|m| m.clue(n))
+    })
+    .await
+    .map_err(|e| app_error(e, &window.app, d.timeout))?;
     timing.push(("clues", t.elapsed().as_secs_f64() * 1000.0));
+    // The elements whose box this read leaves out, before the memo takes this read in.
+    let mut spared = HashSet::new();
+    if let Some(m) = theirs {
+        for n in &root.children {
+            n.walk(&mut |x| {
+                if m.spares_box(x) {
+                    spared.insert(x.handle.path().to_string());
+                }
+            });
+        }
+        m.read_done(&root.children, |x| clues::is_candidate(x, visible_only));
+        timing.push(("spared", spared.len() as f64));
+    }
     timing.push(("cache", stats.cache_ms));
     timing.push(("walk", stats.walk_ms));
     timing.push(("cache_items", stats.cache_items as f64));
@@ -413,7 +448,7 @@ async fn read_window_with(
         timing,
     };
     let hydrate = async |nodes: &mut Vec<desktop_core::Node>| {
-        hydrate::hydrate(&bus, nodes, want)
+        hydrate::hydrate_sparing(&bus, nodes, want, |n| spared.contains(n.handle.path()))
             .await
             .map_err(|e| app_error(e, &app, timeout))?;
         if let Some((dx, dy)) = shift {

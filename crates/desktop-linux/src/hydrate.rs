@@ -31,16 +31,33 @@ struct Fetched {
 
 /// Fills `bounds`, `value` and `actions` of every node in `nodes` (recursively).
 pub async fn hydrate(bus: &Bus, nodes: &mut [Node], want: Want) -> Result<(), CallError> {
+    hydrate_sparing(bus, nodes, want, |_| false).await
+}
+
+/// [`hydrate`], leaving out the boxes of the nodes `spared` names (`observe`'s reads that
+/// compare no boxes: an element seen before comes without one).
+pub async fn hydrate_sparing(
+    bus: &Bus,
+    nodes: &mut [Node],
+    want: Want,
+    spared: impl Fn(&Node) -> bool,
+) -> Result<(), CallError> {
     let mut targets: Vec<&Node> = Vec::new();
     for n in nodes.iter() {
         n.walk(&mut |x| targets.push(x));
     }
     let skip = |n: &Node| want.skip_pass_through && filter::is_pass_through(n) && !has_value(n);
-    let results = join_all(targets.iter().map(|n| async move {
-        if skip(n) {
-            Ok(Fetched::default())
-        } else {
-            fetch(bus, n, want).await
+    let results = join_all(targets.iter().map(|n| {
+        let want = Want {
+            bounds: want.bounds && !spared(n),
+            ..want
+        };
+        async move {
+            if skip(n) {
+                Ok(Fetched::default())
+            } else {
+                fetch(bus, n, want).await
+            }
         }
     }))
     .await;

@@ -100,6 +100,37 @@ pub struct Memo {
     /// This read asks every remembered element's states again too (the window was seen to
     /// change where the app said nothing: Chromium's SHOWING on scrolling).
     restate_once: bool,
+    /// What reads compared with each other (`observe`) take from the last one.
+    reuse: Option<Reuse>,
+}
+
+/// What a read takes from the last one where nothing named an element since (`observe`,
+/// through [`Memo::reuse`]): a wordless element's clue (its attributes and actions, asked
+/// again only where the element itself changed or was named), and, where the caller
+/// compares no boxes and keeps elements wherever they are, no box at all for an element
+/// seen before (never a stale one: it comes without). A timed look asks everything.
+#[derive(Debug, Default)]
+struct Reuse {
+    /// Boxes are asked of every element still.
+    boxes: bool,
+    /// The last read's elements: a digest of what they were, and the clue found, if asked.
+    last: HashMap<String, (u64, Option<(String, bool)>)>,
+    /// Elements the app named since the last read.
+    named: std::collections::HashSet<String>,
+    /// The next read takes nothing from the last (a timed look is due).
+    off: bool,
+}
+
+/// What an element was, as far as its clue goes: role, name, states, interfaces, and its
+/// children's roles and names (a wordless element's clue depends on them too).
+fn digest(n: &Node) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (&n.role, &n.name, n.states, n.caps, n.child_count).hash(&mut h);
+    for c in &n.children {
+        (&c.role, &c.name).hash(&mut h);
+    }
+    h.finish()
 }
 
 impl Memo {
@@ -110,6 +141,57 @@ impl Memo {
             self.dirty_children.insert(path.to_string());
         }
         self.dirty_info.insert(path.to_string());
+        if let Some(r) = self.reuse.as_mut() {
+            r.named.insert(path.to_string());
+        }
+    }
+
+    /// Reads through this memo are compared with each other (`observe`): what an element
+    /// was in the last read is taken again where nothing named it since ([`Reuse`]); with
+    /// `boxes` false, such an element's box is left out instead of asked.
+    pub fn reuse(&mut self, boxes: bool) {
+        self.reuse = Some(Reuse {
+            boxes,
+            ..Reuse::default()
+        });
+    }
+
+    /// The last read's clue of `n` (hint, clickable), if it may stand for this read's.
+    pub(crate) fn clue(&self, n: &Node) -> Option<(String, bool)> {
+        self.known(n).and_then(|(_, clue)| clue.clone())
+    }
+
+    /// Whether `n`'s box is left out of this read (see [`Memo::reuse`]).
+    pub(crate) fn spares_box(&self, n: &Node) -> bool {
+        self.reuse.as_ref().is_some_and(|r| !r.boxes) && self.known(n).is_some()
+    }
+
+    /// What the last read found of `n`, if nothing named it since and it is as it was.
+    fn known(&self, n: &Node) -> Option<&(u64, Option<(String, bool)>)> {
+        let r = self.reuse.as_ref().filter(|r| !r.off)?;
+        let path = n.handle.path();
+        if r.named.contains(path) {
+            return None;
+        }
+        r.last.get(path).filter(|(d, _)| *d == digest(n))
+    }
+
+    /// Keeps what this read found of the elements under `nodes` (`clue`: each one's clue
+    /// if it had one asked or taken), for the next read to take from.
+    pub(crate) fn read_done(&mut self, nodes: &[Node], clue: impl Fn(&Node) -> bool) {
+        let Some(r) = self.reuse.as_mut() else {
+            return;
+        };
+        r.last.clear();
+        for n in nodes {
+            n.walk(&mut |x| {
+                let found = clue(x).then(|| (x.hint.clone(), x.clickable));
+                r.last
+                    .insert(x.handle.path().to_string(), (digest(x), found));
+            });
+        }
+        r.named.clear();
+        r.off = false;
     }
 
     /// The next read asks every remembered element's states and children again.
@@ -138,6 +220,9 @@ impl Memo {
     /// every element's states too for Qt 5, everything for the rest.
     pub fn poll(&mut self) {
         self.poll = true;
+        if let Some(r) = self.reuse.as_mut() {
+            r.off = true;
+        }
     }
 
     /// What a pending timed look asks again, now that the toolkit is known.
@@ -182,11 +267,15 @@ impl Memo {
 
     /// Forgets everything (the next read asks the app about every element again).
     pub fn clear(&mut self) {
+        let boxes = self.reuse.as_ref().map(|r| r.boxes);
         *self = Memo {
             recheck_children: self.recheck_children,
             restate_all: self.restate_all,
             ..Memo::default()
         };
+        if let Some(boxes) = boxes {
+            self.reuse(boxes);
+        }
     }
 }
 
@@ -954,5 +1043,55 @@ mod tests {
         m.recheck_once = false; // as the read does once it has walked
         m.settle_poll(Trust::NamesAndStates);
         assert!(!m.recheck_once, "one look, one recheck");
+    }
+
+    /// An element as a read gives it, at `path`, wordless (`name` "") or named.
+    fn element(path: &str, name: &str) -> Node {
+        Node {
+            role: desktop_core::Role::Button,
+            name: name.into(),
+            hint: "play".into(),
+            handle: Handle::new(format!(":1.5{path}")),
+            ..Node::default()
+        }
+    }
+
+    #[test]
+    fn reads_compared_take_from_the_last_only_what_nothing_named_since() {
+        let (icon, other) = (element("/icon", ""), element("/other", "Save"));
+        let read = [icon.clone(), other.clone()];
+        let mut m = Memo::default();
+        // Not asked for: nothing taken.
+        m.read_done(&read, |_| true);
+        assert!(m.clue(&icon).is_none() && !m.spares_box(&icon));
+        m.reuse(false);
+        assert!(m.clue(&icon).is_none(), "nothing read yet");
+        m.read_done(&read, |n| n.name.is_empty());
+        assert_eq!(m.clue(&icon), Some(("play".into(), false)));
+        assert!(m.clue(&other).is_none(), "no clue was asked of it");
+        assert!(m.spares_box(&icon) && m.spares_box(&other));
+        // Named by a notice, or changed: asked again, box and all.
+        m.touched("/icon", false);
+        assert!(m.clue(&icon).is_none() && !m.spares_box(&icon));
+        assert!(m.spares_box(&other));
+        m.read_done(&read, |n| n.name.is_empty());
+        let renamed = element("/icon", "Pause");
+        assert!(m.clue(&renamed).is_none() && !m.spares_box(&renamed));
+        // A new element is asked.
+        assert!(!m.spares_box(&element("/new", "")));
+        // A timed look takes nothing; the read after it takes again.
+        m.poll();
+        assert!(m.clue(&icon).is_none() && !m.spares_box(&other));
+        m.read_done(&read, |n| n.name.is_empty());
+        assert!(m.clue(&icon).is_some());
+        // Forgetting keeps the asking, not what was read.
+        m.clear();
+        assert!(m.clue(&icon).is_none());
+        m.read_done(&read, |n| n.name.is_empty());
+        assert!(m.spares_box(&other));
+        // Boxes that matter are never spared.
+        m.reuse(true);
+        m.read_done(&read, |n| n.name.is_empty());
+        assert!(m.clue(&icon).is_some() && !m.spares_box(&other));
     }
 }

@@ -108,6 +108,11 @@ pub async fn observe_events<D: Desktop>(
     };
     let mut observer = Observer::default();
     let mut memo = D::Memo::default();
+    // Boxes matter unless changes of them are ignored and every element is kept wherever
+    // it is (no on-screen or bounding-box filter): then an element seen before need not
+    // be asked for its box again.
+    let boxes = !ignore.bounds || filters.visible_only || filters.bbox.is_some();
+    ReadMemo::reuse(&mut memo, boxes);
     let mut data = match observe_read(d, &window, filters, &mut memo).await {
         Ok(data) => data,
         Err(e) => {

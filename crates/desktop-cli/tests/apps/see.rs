@@ -511,6 +511,18 @@ fn observe_chromium(env: &Env) {
         ev[0]["el"]["t"].as_str().unwrap().starts_with("Inserted"),
         "{ev:?}"
     );
+    // A new element is asked for its box, though boxes are ignored and those of elements
+    // seen before are not asked again: where it is, as a fresh read has it.
+    let name = ev[0]["el"]["t"].as_str().unwrap();
+    let fresh = read(
+        env,
+        &["--app", "chromium", "--text", name, "--visible-only=false"],
+    );
+    let at = flatten(&fresh["elements"])
+        .into_iter()
+        .find(|e| e["t"] == name)
+        .map(|e| e["b"].clone());
+    assert_eq!(Some(ev[0]["el"]["b"].clone()), at, "{ev:?}");
     env.desk
         .cli(&["click", "--text", "Remove Temp", "--app", "chromium"])
         .data();

@@ -381,7 +381,7 @@ impl LinuxDesktop {
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
         self.cells.save();
-        crate::clues::gather(&bus, &mut root.children, !hidden)
+        crate::clues::gather(&bus, &mut root.children, !hidden, |_| None)
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
         let filters = Filters {
