@@ -24,6 +24,7 @@ mod identity;
 mod input;
 mod keeper;
 mod launch;
+mod memo;
 mod ping;
 mod pixels;
 mod procs;
