@@ -404,17 +404,10 @@ async fn read_window_with(
     .await
     .map_err(|e| app_error(e, &window.app, d.timeout))?;
     timing.push(("clues", t.elapsed().as_secs_f64() * 1000.0));
-    // The elements whose box this read leaves out, before the memo takes this read in.
+    // The memo takes this read in, and says which elements' boxes it leaves out.
     let mut spared = HashSet::new();
     if let Some(m) = theirs {
-        for n in &root.children {
-            n.walk(&mut |x| {
-                if m.spares_box(x) {
-                    spared.insert(x.handle.path().to_string());
-                }
-            });
-        }
-        m.read_done(&root.children, |x| clues::is_candidate(x, visible_only));
+        spared = m.read_done(&root.children, |x| clues::is_candidate(x, visible_only));
         timing.push(("spared", spared.len() as f64));
     }
     timing.push(("cache", stats.cache_ms));

@@ -56,6 +56,17 @@ struct Reuse {
     off: bool,
 }
 
+impl Reuse {
+    /// The last read's entry for the element at `path`, if it may stand: no timed look is
+    /// due, nothing named the element since, and its digest is `d` still.
+    fn known(&self, path: &str, d: u64) -> Option<&(u64, Option<(String, bool)>)> {
+        if self.off || self.named.contains(path) {
+            return None;
+        }
+        self.last.get(path).filter(|(was, _)| *was == d)
+    }
+}
+
 /// What an element was, as far as its clue goes: role, name, states, interfaces, and its
 /// children's roles and names (a wordless element's clue depends on them too).
 fn digest(n: &Node) -> u64 {
@@ -97,36 +108,44 @@ impl Memo {
     }
 
     /// Whether `n`'s box is left out of this read (see [`Memo::reuse`]).
+    #[cfg(test)]
     pub(crate) fn spares_box(&self, n: &Node) -> bool {
         self.reuse.as_ref().is_some_and(|r| !r.boxes) && self.known(n).is_some()
     }
 
     /// What the last read found of `n`, if nothing named it since and it is as it was.
     fn known(&self, n: &Node) -> Option<&(u64, Option<(String, bool)>)> {
-        let r = self.reuse.as_ref().filter(|r| !r.off)?;
-        let path = n.handle.path();
-        if r.named.contains(path) {
-            return None;
-        }
-        r.last.get(path).filter(|(d, _)| *d == digest(n))
+        self.reuse.as_ref()?.known(n.handle.path(), digest(n))
     }
 
     /// Keeps what this read found of the elements under `nodes` (`clue`: each one's clue
-    /// if it had one asked or taken), for the next read to take from.
-    pub(crate) fn read_done(&mut self, nodes: &[Node], clue: impl Fn(&Node) -> bool) {
+    /// if it had one asked or taken), for the next read to take from; returns the paths of
+    /// those whose box this read leaves out (see [`Memo::reuse`]), each element's digest
+    /// made once for both.
+    pub(crate) fn read_done(
+        &mut self,
+        nodes: &[Node],
+        clue: impl Fn(&Node) -> bool,
+    ) -> std::collections::HashSet<String> {
+        let mut spared = std::collections::HashSet::new();
         let Some(r) = self.reuse.as_mut() else {
-            return;
+            return spared;
         };
-        r.last.clear();
+        let mut last = HashMap::with_capacity(r.last.len());
         for n in nodes {
             n.walk(&mut |x| {
+                let (path, d) = (x.handle.path(), digest(x));
+                if !r.boxes && r.known(path, d).is_some() {
+                    spared.insert(path.to_string());
+                }
                 let found = clue(x).then(|| (x.hint.clone(), x.clickable));
-                r.last
-                    .insert(x.handle.path().to_string(), (digest(x), found));
+                last.insert(path.to_string(), (d, found));
             });
         }
+        r.last = last;
         r.named.clear();
         r.off = false;
+        spared
     }
 
     /// The next read asks every remembered element's states and children again.
