@@ -241,6 +241,15 @@ impl LinuxDesktop {
         self.warm = Some(warm);
     }
 
+    /// A direct connection to the app `owner`: the one a long-lived process keeps, else a
+    /// new one (`Bus::with_peer`).
+    pub(crate) async fn peer(&self, owner: &str) -> Result<Bus, CallError> {
+        match self.warm.as_ref().and_then(|w| w.peer(owner)) {
+            Some(bus) => Ok(bus),
+            None => self.bus.with_peer(owner).await,
+        }
+    }
+
     /// Lets go of the warm state of apps no read asked for in `idle`.
     pub fn sweep_warm(&self, idle: Duration) {
         if let Some(w) = &self.warm {

@@ -327,6 +327,15 @@ impl Warm {
         }
     }
 
+    /// The direct connection kept for `owner`, when a read opened one and no read holds the
+    /// app now: an action on an element asks its questions over it rather than opening
+    /// another (about 2 ms).
+    pub fn peer(&self, owner: &str) -> Option<Bus> {
+        let slot = self.slot(owner);
+        let guard = slot.try_lock().ok()?;
+        guard.as_ref().map(|app| app.bus.clone())
+    }
+
     /// [`Warm::app`], with the app's cache asked again whatever its signals said: the
     /// window was seen to change where the app may not have said so (`quiet`).
     pub async fn app_afresh(&self, main: &Bus, owner: &str) -> Result<(Bus, AppCache), CallError> {

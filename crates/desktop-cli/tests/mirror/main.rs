@@ -21,7 +21,7 @@ use std::time::Duration;
 pub const BIN: &str = env!("CARGO_BIN_EXE_desktop-cli");
 
 /// Rounds per app; each makes up to five random changes.
-const ROUNDS: u32 = 60;
+const ROUNDS: u32 = 120;
 
 pub struct Env {
     desk: Mutex<Desk>,

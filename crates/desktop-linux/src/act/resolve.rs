@@ -189,8 +189,7 @@ impl LinuxDesktop {
             return Err(crate::stopped_error(&w.app, w.pid));
         }
         let bus = self
-            .bus
-            .with_peer(entry.handle.owner())
+            .peer(entry.handle.owner())
             .await
             .map_err(|e| app_error(e, &w.app, self.timeout))?;
         let window_id = w.window_id.and_then(|i| u32::try_from(i).ok());
@@ -247,9 +246,12 @@ impl LinuxDesktop {
             out
         };
         // What shows first; then what is scrolled out of view (the action brings it in).
-        let mut found = matching(&self.fresh_tree(&window, false).await?);
+        // Boxes are asked only of what matches.
+        let (mut bus, tree) = self.tree_of(&window, false, false).await?;
+        let mut found = matching(&tree);
         if found.is_empty() {
-            found = matching(&self.fresh_tree(&window, true).await?);
+            let (again, tree) = self.tree_of(&window, true, false).await?;
+            (bus, found) = (again, matching(&tree));
         }
         if found.len() > 1 && found.iter().any(|n| n.is_interactive()) {
             found.retain(|n| n.is_interactive());
@@ -274,11 +276,6 @@ impl LinuxDesktop {
             .suggest("Check the name with a read filtered by that text, or match less exactly")),
             1 => {
                 let handle = found[0].handle.clone();
-                let bus = self
-                    .bus
-                    .with_peer(handle.owner())
-                    .await
-                    .map_err(|e| app_error(e, &window.app, self.timeout))?;
                 let mut node = probe(&bus, &handle)
                     .await
                     .map_err(|e| app_error(e, &window.app, self.timeout))?;
@@ -297,6 +294,16 @@ impl LinuxDesktop {
                     .await)
             }
             n => {
+                let want = crate::hydrate::Want {
+                    bounds: true,
+                    values: false,
+                    actions: false,
+                    skip_pass_through: false,
+                };
+                found.truncate(10);
+                crate::hydrate::hydrate(&bus, &mut found, want)
+                    .await
+                    .map_err(|e| app_error(e, &window.app, self.timeout))?;
                 let list: Vec<String> = found
                     .iter()
                     .take(10)
@@ -326,15 +333,7 @@ impl LinuxDesktop {
         let Some(handle) = window.handle.clone() else {
             return Ok(None);
         };
-        let bus = self
-            .bus
-            .with_peer(handle.owner())
-            .await
-            .map_err(|e| app_error(e, &window.app, self.timeout))?;
-        let (root, _) = tree::read_subtree(&bus, &handle, self.limits(window), Some(&self.cells))
-            .await
-            .map_err(|e| app_error(e, &window.app, self.timeout))?;
-        self.cells.save();
+        let (bus, root) = self.walk(window, &handle, self.limits(window)).await?;
         let Some(h) = last_focused(&root, false).map(|n| n.handle.clone()) else {
             return Ok(None);
         };
@@ -357,30 +356,31 @@ impl LinuxDesktop {
         ))
     }
 
-    /// The window's current tree (showing elements, labels lifted), with bounds, for
-    /// matching by fingerprint or text.
-    /// The window's tree as a text search sees it: with hints, and with what is scrolled
-    /// out of view when `hidden` (marked `out_of_view`).
+    /// The window's current tree (showing elements, labels lifted) as a search by
+    /// fingerprint or text sees it: with hints, with bounds, and with what is scrolled out
+    /// of view when `hidden` (marked `out_of_view`).
     pub(crate) async fn fresh_tree(&self, window: &WindowInfo, hidden: bool) -> Result<Vec<Node>> {
+        Ok(self.tree_of(window, hidden, true).await?.1)
+    }
+
+    /// [`Self::fresh_tree`], with boxes only when `boxes`, and the connection it was read over.
+    async fn tree_of(
+        &self,
+        window: &WindowInfo,
+        hidden: bool,
+        boxes: bool,
+    ) -> Result<(Bus, Vec<Node>)> {
         let handle = window.handle.clone().ok_or_else(|| {
             Error::new(
                 ErrorCode::A11yUnavailable,
                 format!("window \"{}\" exposes no accessibility tree", window.title),
             )
         })?;
-        let bus = self
-            .bus
-            .with_peer(handle.owner())
-            .await
-            .map_err(|e| app_error(e, &window.app, self.timeout))?;
         let limits = tree::Limits {
             skip_hidden: !hidden,
             ..self.limits(window)
         };
-        let (mut root, _) = tree::read_subtree(&bus, &handle, limits, Some(&self.cells))
-            .await
-            .map_err(|e| app_error(e, &window.app, self.timeout))?;
-        self.cells.save();
+        let (bus, mut root) = self.walk(window, &handle, limits).await?;
         crate::clues::gather(&bus, &mut root.children, !hidden, |_| None)
             .await
             .map_err(|e| app_error(e, &window.app, self.timeout))?;
@@ -389,16 +389,54 @@ impl LinuxDesktop {
             ..Filters::default()
         };
         let mut nodes = filter::structural(root.children, &filters);
-        let want = crate::hydrate::Want {
-            bounds: true,
-            values: false,
-            actions: false,
-            skip_pass_through: true,
+        if boxes {
+            let want = crate::hydrate::Want {
+                bounds: true,
+                values: false,
+                actions: false,
+                skip_pass_through: true,
+            };
+            crate::hydrate::hydrate(&bus, &mut nodes, want)
+                .await
+                .map_err(|e| app_error(e, &window.app, self.timeout))?;
+        }
+        Ok((bus, nodes))
+    }
+
+    /// The window's tree as walked, and the connection it was walked over. A long-lived
+    /// process (the keeper, the MCP server, the agent) walks through the window's mirror, as
+    /// its reads do: kept true by the app's signals, and used only once the app has answered
+    /// a ping sent after them (`Warm::app`). Anything else walks afresh.
+    async fn walk(
+        &self,
+        window: &WindowInfo,
+        handle: &Handle,
+        limits: tree::Limits,
+    ) -> Result<(Bus, Node)> {
+        let (owner, path) = (handle.owner(), handle.path());
+        let failed = |e| app_error(e, &window.app, self.timeout);
+        let cells = Some(&self.cells);
+        let (bus, read) = match &self.warm {
+            Some(w) => {
+                let (bus, cache) = w.app(&self.bus, owner).await.map_err(failed)?;
+                let mut kept = w.mirror(owner, path, cache.trust()).await;
+                let memo = Some(&mut kept.memo);
+                let read = tree::read_subtree_with(&bus, handle, limits, cells, memo, Some(cache));
+                let read = read.await;
+                if read.is_ok() {
+                    w.keep(owner, path, kept).await;
+                }
+                (bus, read)
+            }
+            None => {
+                let bus = self.bus.with_peer(owner).await.map_err(failed)?;
+                let read = tree::read_subtree(&bus, handle, limits, cells).await;
+                (bus, read)
+            }
         };
-        crate::hydrate::hydrate(&bus, &mut nodes, want)
-            .await
-            .map_err(|e| app_error(e, &window.app, self.timeout))?;
-        Ok(nodes)
+        let (root, _) = read.map_err(failed)?;
+        self.cells.save();
+        Ok((bus, root))
     }
 }
 
