@@ -55,6 +55,21 @@ def ours(bin_, turns):
         data = json.loads(r.stdout)["data"]
         model_ms = sum(u["latency_ms"] for u in data["usage"])
         per_turn = (data["time_ms"] - model_ms) / data["iterations"]
+        # A turn after the first, from the transcript: one action's event to the next, less
+        # the model's reply in between (the first turn also carries the first, cold read).
+        events = []
+        run_dir = os.path.join(tmp, "run")
+        for name in sorted(os.listdir(run_dir)):
+            if name.endswith(".jsonl"):
+                events += [json.loads(line) for line in open(os.path.join(run_dir, name))]
+        acted = [e["ms"] for e in events if e.get("ev") == "action"]
+        asked = [e["ms"] for e in events if e.get("ev") == "request"]
+        answered = [e["ms"] for e in events if e.get("ev") == "reply"]
+        later = []
+        for a, b in zip(acted, acted[1:]):
+            model = [r - q for q, r in zip(asked, answered) if a < q < b]
+            later.append(b - a - sum(model))
+        first_observation = next((e["ms"] for e in events if e.get("ev") == "observe"), None)
         reqs = [json.loads(line) for line in open(os.path.join(tmp, "record.jsonl"))]
         # The last request of the run: its newest screen text and screenshot.
         body = reqs[-1]["body"]
@@ -72,6 +87,8 @@ def ours(bin_, turns):
             "time_ms": data["time_ms"],
             "model_ms": model_ms,
             "overhead_per_turn_ms": per_turn,
+            "later_turn_median_ms": statistics.median(later) if later else None,
+            "first_observation_ms": first_observation,
             "screen_text_tokens": screen_tokens,
             "screenshot_bytes": len(image) * 3 // 4,
             "request_bytes": len(json.dumps(body)),
