@@ -7,7 +7,9 @@ tests/fixtures (started here), whole windows, each in front), click (GTK check b
 the reads right after a click changed one element (the Chromium page's check box; a GTK 3
 check box in the animated gtk3-widget-factory). The server reads through its
 mirrors of the windows; a CLI process either reads from scratch (DESKTOP_CLI_DIRECT=1,
-`cli_ms`) or has the desktop's keeper read through its own mirrors (`keeper_ms`).
+`cli_ms`) or has the desktop's keeper read through its own mirrors (`keeper_ms`). The whole
+windows are also read by a second server spoken to by a minimal JSON-RPC client over the same
+stdio (`lean_mcp_ms`): what a call costs without the Python SDK's own part.
 """
 import asyncio
 import json
@@ -34,7 +36,43 @@ def cli_ms(*args, keeper=False):
     return (time.perf_counter() - t) * 1000, json.loads(r.stdout)
 
 
+class Lean:
+    """A server of its own, spoken to with blocking pipes and nothing else."""
+
+    def __init__(self):
+        self.p = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
+        self.n = 0
+        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "lean", "version": "1"}})
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, msg):
+        self.p.stdin.write((json.dumps(msg) + "\n").encode())
+        self.p.stdin.flush()
+
+    def call(self, method, params):
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
+        while True:
+            m = json.loads(self.p.stdout.readline())
+            if m.get("id") == self.n:
+                return m
+
+    def ms(self, tool, args):
+        t = time.perf_counter()
+        r = self.call("tools/call", {"name": tool, "arguments": args})
+        if "error" in r or r["result"].get("isError"):
+            sys.exit(f"{tool}: {r}")
+        return (time.perf_counter() - t) * 1000
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=10)
+
+
 async def main():
+    lean = Lean()
     async with stdio_client(StdioServerParameters(command=BIN, args=["mcp"], env=dict(os.environ))) as (r, w):
         async with ClientSession(r, w) as s:
             await s.initialize()
@@ -68,6 +106,7 @@ async def main():
                 args = {key: int(app) if key == "pid" else app, "interactive": False, "max_elements": 500}
                 cli_ms("focus", f"--{key}", app, keeper=True)
                 await mcp_ms("read", args)  # fills the mirror
+                lean.ms("read", args)
                 line = ("read", f"--{key}", app, "--max-elements", "500")
                 cli_ms(*line, keeper=True)
                 # An animated window is read for a while first, as by an agent working in it:
@@ -76,15 +115,17 @@ async def main():
                 until = time.time() + settle
                 while time.time() < until:
                     await mcp_ms("read", args)
+                    lean.ms("read", args)
                     cli_ms(*line, keeper=True)
                     time.sleep(0.2)
-                m, c, k = [], [], []
+                m, c, k, lm = [], [], [], []
                 for _ in range(RUNS):
                     m.append((await mcp_ms("read", args))[0])
+                    lm.append(lean.ms("read", args))
                     c.append(cli_ms(*line)[0])
                     k.append(cli_ms(*line, keeper=True)[0])
                 whole[label or app] = {"mcp_ms": statistics.median(m), "cli_ms": statistics.median(c),
-                              "keeper_ms": statistics.median(k)}
+                                       "keeper_ms": statistics.median(k), "lean_mcp_ms": statistics.median(lm)}
 
             for app in ("gtk3-widget-factory", "featherpad"):
                 await read_whole(app)
@@ -150,6 +191,7 @@ async def main():
             box = [e for e in flat(d["data"]["elements"]) if e.get("r") == "chk"][at]
             for _ in range(RUNS):
                 click_cli.append(cli_ms("click", "--id", str(box["i"]), "--app", "gtk3-widget-factory")[0])
+    lean.close()
     med = statistics.median
     print(json.dumps({
         "read_mcp_ms": med(read_mcp), "read_cli_ms": med(read_cli), "read_keeper_ms": med(read_keeper),
