@@ -29,6 +29,9 @@ const MAX_AGE: Duration = Duration::from_secs(30);
 /// More signals than this between two reads: the app is rebuilding, read it afresh.
 const MAX_PENDING: usize = 4096;
 
+/// Mirrors of one app lent at once, at most: reads that overlap, and those that failed.
+const MAX_LENT: usize = 64;
+
 /// An app no read has asked for this long is let go by [`Warm::sweep`].
 pub const IDLE: Duration = Duration::from_secs(30);
 
@@ -153,6 +156,10 @@ struct App {
     mirrors: HashMap<String, Mirror>,
     /// The last answer of each window, by its object path (`quiet`).
     answers: HashMap<String, Answer>,
+    /// Mirrors lent to reads now, by lending: the signals applied to the app's mirrors
+    /// meanwhile, handed to the mirror when it is kept (`None`: everything was forgotten).
+    lent: HashMap<u64, Option<Vec<(String, bool)>>>,
+    lends: u64,
     listener: Option<tokio::task::JoinHandle<()>>,
     /// Asks the listener to take in what has come (`barrier`).
     flush: Option<tokio::sync::mpsc::UnboundedSender<Flush>>,
@@ -183,6 +190,9 @@ impl App {
                         m.memo.touched(path, *children);
                     }
                 }
+                for missed in self.lent.values_mut().flatten() {
+                    missed.extend(list.iter().cloned());
+                }
                 for a in self.answers.values_mut() {
                     for (path, children) in &list {
                         a.named(path, *children);
@@ -192,6 +202,7 @@ impl App {
             _ => {
                 self.mirrors.clear();
                 self.answers.clear();
+                self.lent.values_mut().for_each(|missed| *missed = None);
             }
         }
     }
@@ -297,6 +308,8 @@ impl Warm {
                 signals,
                 mirrors: HashMap::new(),
                 answers: HashMap::new(),
+                lent: HashMap::new(),
+                lends: 0,
                 listener,
                 flush,
                 used: Instant::now(),
@@ -368,22 +381,36 @@ impl Warm {
         // all, signals a new child only once it is realized, at its next frame, while asking
         // shows it at once (a read right after an insertion missed it: `cargo test --test
         // mirror`, the keeper's reads).
-        let fresh = Kept {
+        let fresh = |lend| Kept {
             memo: Memo::rechecking(true, trust == Trust::Names),
             filled: Instant::now(),
+            lend,
         };
         let slot = self.slot(owner);
         let mut guard = slot.lock().await;
         let Some(app) = guard.as_mut() else {
-            return fresh;
+            return fresh(None);
         };
         app.apply_signals();
+        // Reads of one app may overlap: signals another takes in meanwhile are kept for this
+        // one too.
+        app.lends += 1;
+        let lend = app.lends;
+        app.lent.insert(lend, Some(Vec::new()));
+        // A read that failed never hands its mirror back: the oldest lendings are let go.
+        while app.lent.len() > MAX_LENT {
+            let Some(&oldest) = app.lent.keys().min() else {
+                break;
+            };
+            app.lent.remove(&oldest);
+        }
         match app.mirrors.remove(path) {
             Some(m) if trust != Trust::Nothing && m.filled.elapsed() < MAX_AGE => Kept {
                 memo: m.memo,
                 filled: m.filled,
+                lend: Some(lend),
             },
-            _ => fresh,
+            _ => fresh(Some(lend)),
         }
     }
 
@@ -394,7 +421,22 @@ impl Warm {
         let Some(app) = guard.as_mut() else {
             return;
         };
-        let Kept { memo, filled } = kept;
+        let Kept {
+            mut memo,
+            filled,
+            lend,
+        } = kept;
+        // What was applied to the other mirrors while this one was out is applied to it; a
+        // mirror lent before the app's state was made again, or while everything was
+        // forgotten, is not kept.
+        match lend.and_then(|l| app.lent.remove(&l)) {
+            Some(Some(missed)) => {
+                for (path, children) in &missed {
+                    memo.touched(path, *children);
+                }
+            }
+            _ => return,
+        }
         app.mirrors
             .insert(path.to_string(), Mirror { memo, filled });
         // Signals that came during the read name what it may have missed.
@@ -478,6 +520,9 @@ const PEER: &str = "org.freedesktop.DBus.Peer";
 pub struct Kept {
     pub memo: Memo,
     filled: Instant,
+    /// Which lending of the app's mirrors this is (`App::lent`); none when the app had no
+    /// state yet.
+    lend: Option<u64>,
 }
 
 /// What a window list was seen against: the window system's top-level windows and focus,

@@ -419,6 +419,14 @@ impl LinuxDesktop {
         let (bus, read) = match &self.warm {
             Some(w) => {
                 let (bus, cache) = w.app(&self.bus, owner).await.map_err(failed)?;
+                // Chromium changes which elements show as its page scrolls, without a signal
+                // (`quiet`): a find that prefers what shows must not go by the states the
+                // mirror remembers, so they are asked again. (Its cache is not asked again
+                // here: a `GetItems` just before an action was seen to leave the next read
+                // without an element the action added, `settle::chromium_click_then_read`.)
+                if cache.scrolls_silently() {
+                    w.restate(owner, path).await;
+                }
                 let mut kept = w.mirror(owner, path, cache.trust()).await;
                 let memo = Some(&mut kept.memo);
                 let read = tree::read_subtree_with(&bus, handle, limits, cells, memo, Some(cache));
