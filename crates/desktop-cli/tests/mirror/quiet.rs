@@ -205,12 +205,15 @@ fn silent_scrolls(env: &Env, title: &str, app: &str, warm: fn(&str) -> bool) {
                 first_difference(kept, &now)
             );
         }
-        // Held still: the keeper and the MCP server answer as a fresh read does.
-        let mut tries = 0;
+        // Held still: the keeper and the MCP server answer as a fresh read does. The keeper
+        // is asked again (up to five times) until it answers by the pixels: its first read
+        // after the scroll may have had to be a full one.
+        let (mut tries, mut still) = (0, 0);
         loop {
             let before = elements(&env.fresh(title));
             let (kept, timing) = env.kept_with_timing(title);
-            pixel_answers += usize::from(warm(&timing));
+            let by_pixels = warm(&timing);
+            pixel_answers += usize::from(by_pixels);
             let mcp = elements(&env.mirrored(title));
             let after = elements(&env.fresh(title));
             if after != before {
@@ -227,7 +230,10 @@ fn silent_scrolls(env: &Env, title: &str, app: &str, warm: fn(&str) -> bool) {
                     first_difference(&read, &before)
                 );
             }
-            break;
+            still += 1;
+            if by_pixels || still == 5 {
+                break;
+            }
         }
     }
     assert!(
