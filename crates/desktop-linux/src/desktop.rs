@@ -362,22 +362,13 @@ async fn read_window_with(
         timing.push(("capture", t.elapsed().as_secs_f64() * 1000.0));
     }
     // A long-lived process reads through its mirror of the window, unless the caller
-    // brought its own memo (`observe`).
-    let mut kept = match (&d.warm, &memo, &known) {
+    // brought its own memo (`observe`), which is kept at hand: its reads take from the last.
+    let (read, theirs) = match (&d.warm, memo, known) {
         (Some(w), None, Some(cache)) => {
-            Some(w.mirror(handle.owner(), handle.path(), cache.trust()).await)
-        }
-        _ => None,
-    };
-    // The caller's memo (`observe`) is kept at hand: its reads take from the last one.
-    let (read, theirs) = match kept.as_mut() {
-        Some(k) => {
-            let memo = Some(&mut k.memo);
-            let read = tree::read_subtree_with(&bus, &handle, limits, Some(&d.cells), memo, known);
+            let read = w.walk(&bus, &handle, limits, Some(&d.cells), cache);
             (read.await, None)
         }
-        None => {
-            let mut memo = memo;
+        (_, mut memo, known) => {
             let read = tree::read_subtree_with(
                 &bus,
                 &handle,
@@ -389,11 +380,6 @@ async fn read_window_with(
             (read.await, memo)
         }
     };
-    if let (Some(w), Some(k)) = (&d.warm, kept) {
-        if read.is_ok() {
-            w.keep(handle.owner(), handle.path(), k).await;
-        }
-    }
     let (mut root, stats) = read.map_err(|e| app_error(e, &window.app, d.timeout))?;
     d.cells.save();
     let t = Instant::now();

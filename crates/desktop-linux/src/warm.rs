@@ -14,7 +14,7 @@
 //! Each app has its own lock, so a hung app holds up only the reads of that app; an app
 //! no read asked for in [`IDLE`] is let go (its listener ends).
 
-use crate::bus::{Bus, CallError};
+use crate::bus::{Addr, Bus, CallError};
 use crate::quiet::Answer;
 use crate::tree::{fetch_app_cache, AppCache, Memo, Trust};
 use futures_util::StreamExt;
@@ -372,10 +372,31 @@ impl Warm {
         }
     }
 
+    /// The window at `root` walked through its mirror (`tree::read_subtree_with` with the
+    /// app's cache `cache`), the mirror kept again when the walk succeeded.
+    pub async fn walk(
+        &self,
+        bus: &Bus,
+        root: &desktop_core::Handle,
+        limits: crate::tree::Limits,
+        cells: Option<&crate::cells::Cells>,
+        cache: AppCache,
+    ) -> Result<(desktop_core::Node, crate::tree::Stats), CallError> {
+        let (owner, path) = (root.owner(), root.path());
+        let mut kept = self.mirror(owner, path, cache.trust()).await;
+        let memo = Some(&mut kept.memo);
+        let read = crate::tree::read_subtree_with(bus, root, limits, cells, memo, Some(cache));
+        let read = read.await;
+        if read.is_ok() {
+            self.keep(owner, path, kept).await;
+        }
+        read
+    }
+
     /// The mirror of the window at `path` of `owner`, brought up to date with the app's
     /// signals (empty when there is none yet, it is too old, or the toolkit's signals are
     /// not trusted at all); handed back with [`Warm::keep`] after the read.
-    pub async fn mirror(&self, owner: &str, path: &str, trust: Trust) -> Kept {
+    async fn mirror(&self, owner: &str, path: &str, trust: Trust) -> Kept {
         // Children lists are asked again on every read, whatever the toolkit: GTK 3, Qt 5 and
         // Chromium leave some structural changes unsignalled, and GTK 4, which signals them
         // all, signals a new child only once it is realized, at its next frame, while asking
@@ -415,7 +436,7 @@ impl Warm {
     }
 
     /// Keeps the mirror of the window at `path` after a read that used it.
-    pub async fn keep(&self, owner: &str, path: &str, kept: Kept) {
+    async fn keep(&self, owner: &str, path: &str, kept: Kept) {
         let slot = self.slot(owner);
         let mut guard = slot.lock().await;
         let Some(app) = guard.as_mut() else {
@@ -517,8 +538,8 @@ async fn barrier(main: &Bus, owner: &str, app: &App) -> Result<(), CallError> {
 const PEER: &str = "org.freedesktop.DBus.Peer";
 
 /// A window's mirror lent to one read.
-pub struct Kept {
-    pub memo: Memo,
+struct Kept {
+    memo: Memo,
     filled: Instant,
     /// Which lending of the app's mirrors this is (`App::lent`); none when the app had no
     /// state yet.

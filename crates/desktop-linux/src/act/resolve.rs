@@ -306,7 +306,6 @@ impl LinuxDesktop {
                     .map_err(|e| app_error(e, &window.app, self.timeout))?;
                 let list: Vec<String> = found
                     .iter()
-                    .take(10)
                     .map(|c| {
                         let b = c
                             .bounds
@@ -427,13 +426,7 @@ impl LinuxDesktop {
                 if cache.scrolls_silently() {
                     w.restate(owner, path).await;
                 }
-                let mut kept = w.mirror(owner, path, cache.trust()).await;
-                let memo = Some(&mut kept.memo);
-                let read = tree::read_subtree_with(&bus, handle, limits, cells, memo, Some(cache));
-                let read = read.await;
-                if read.is_ok() {
-                    w.keep(owner, path, kept).await;
-                }
+                let read = w.walk(&bus, handle, limits, cells, cache).await;
                 (bus, read)
             }
             None => {
