@@ -113,7 +113,21 @@ pub struct LinuxDesktop {
     pub(crate) cells: cells::Cells,
     /// Where this desktop's ids are kept, found once (it asks every sandbox record).
     pub(crate) refs: std::sync::OnceLock<std::path::PathBuf>,
+    /// Reads handed to another process (`read_elsewhere`).
+    pub(crate) elsewhere: Option<Elsewhere>,
 }
+
+/// A read made by another process of this program, from the windows it keeps warm (the
+/// desktop's keeper); `None` when this process is to read by itself.
+pub type Elsewhere = Box<
+    dyn Fn(
+            &Target,
+            &desktop_core::Filters,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = Option<Result<desktop_core::ReadData>>> + Send>,
+        > + Send
+        + Sync,
+>;
 
 impl std::fmt::Debug for LinuxDesktop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -241,13 +255,25 @@ impl LinuxDesktop {
         self.warm = Some(warm);
     }
 
-    /// A direct connection to the app `owner`: the one a long-lived process keeps, else a
-    /// new one (`Bus::with_peer`).
+    /// Hands this process's reads to `reader` first: a process that starts afresh but acts
+    /// turn after turn (the agent) then reads from mirrors that outlive it, kept by the
+    /// desktop's keeper, instead of walking every window again the first time.
+    pub fn read_elsewhere(&mut self, reader: Elsewhere) {
+        self.elsewhere = Some(reader);
+    }
+
+    /// A direct connection to the app `owner`: the one a long-lived process keeps (a
+    /// read's, or one an earlier action opened), else a new one (`Bus::with_peer`), kept.
     pub(crate) async fn peer(&self, owner: &str) -> Result<Bus, CallError> {
-        match self.warm.as_ref().and_then(|w| w.peer(owner)) {
-            Some(bus) => Ok(bus),
-            None => self.bus.with_peer(owner).await,
+        let Some(warm) = self.warm.as_ref() else {
+            return self.bus.with_peer(owner).await;
+        };
+        if let Some(bus) = warm.peer(owner) {
+            return Ok(bus);
         }
+        let bus = self.bus.with_peer(owner).await?;
+        warm.keep_peer(owner, &bus);
+        Ok(bus)
     }
 
     /// Lets go of the warm state of apps no read asked for in `idle`.
@@ -287,6 +313,7 @@ impl LinuxDesktop {
             warm: None,
             cells: cells::Cells::for_bus(&addr),
             refs: std::sync::OnceLock::new(),
+            elsewhere: None,
             address: addr,
         })
     }
