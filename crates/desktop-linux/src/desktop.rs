@@ -405,6 +405,9 @@ async fn read_window_with(
     timing.push(("walk", stats.walk_ms));
     timing.push(("cache_items", stats.cache_items as f64));
     timing.push(("walked", stats.walked as f64));
+    if stats.beside > 0 {
+        timing.push(("beside", stats.beside as f64));
+    }
     let want = hydrate::Want {
         bounds: true,
         values: true,
