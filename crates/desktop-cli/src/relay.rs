@@ -196,8 +196,7 @@ pub async fn forward(g: &Global, command: &Command, out: Out) -> Option<i32> {
     // once handed over it may have happened, so the keeper's silence is reported instead
     // (its own steps are bounded; the outer bound is only a safety net).
     let (wait, again) = if looks(command) {
-        let own = Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2);
-        (own + own_wait(command), true)
+        (look_bound(g) + own_wait(command), true)
     } else {
         (ACTION_WAIT, false)
     };
@@ -265,7 +264,7 @@ pub fn read_through_keeper(d: &mut Platform, g: &Global) {
         return;
     };
     let socket = desktop_linux::keeper_socket(&address);
-    let wait = Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2);
+    let wait = look_bound(g);
     let given_up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     d.read_elsewhere(Box::new(move |target, filters| {
         let request = Request {
@@ -315,6 +314,12 @@ async fn stopped_by_signal<T>(
         () = crate::commands::watch::interrupted() => Err(desktop_core::stop::interrupted()),
         r = waiting => Ok(r),
     }
+}
+
+/// How long a look handed to the keeper is waited for (beside a wait's own timeout) before
+/// the process makes it itself.
+fn look_bound(g: &Global) -> Duration {
+    Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2)
 }
 
 /// The longest an action handed to the keeper is waited for.
