@@ -100,6 +100,14 @@ impl Watch {
         }
     }
 
+    /// Waits for the reaction to an input (its first event, then quiet: as
+    /// [`Self::quiet`] with `ASYNC_FIRST_EVENT`); the next wait then looks for the reaction
+    /// to what comes after, not at this one's events.
+    pub(crate) async fn reaction(&mut self) {
+        self.quiet(ASYNC_FIRST_EVENT).await;
+        self.last_event = None;
+    }
+
     /// Waits until no event came for the gap (`QUIET`), giving the first event `first` to arrive
     /// (counted from now), never longer than `QUIET_MAX`. False when it never went quiet.
     pub(crate) async fn quiet(&mut self, first: Duration) -> bool {
