@@ -6,6 +6,10 @@ N turns each clicking Chromium's Increment by id, then done. A turn's overhead i
 time minus the model replies' latency, over the turns: observation (tree read, marked JPEG
 screenshot), request building, the action, the transcript.
 
+The agent's reads are made by the desktop's keeper, from the mirrors it keeps for every
+process (warm for a window any command read in the last 30 s); `ours_own_reads` is the same
+run with DESKTOP_CLI_DIRECT=1, where the agent reads every window itself, starting cold.
+
 Peer: the turn of a pyatspi-based agent (the way dogtail/pyatspi tools observe and act):
 a pyatspi walk of the same window with extents (in-process, warm), a full-screen screenshot
 with ImageMagick `import`, and an xdotool click at the button's center. Interleaved.
@@ -41,7 +45,7 @@ def fake_server(script, tmp):
     return proc, int(open(port_file).read())
 
 
-def ours(bin_, turns):
+def ours(bin_, turns, own_reads=False):
     tmp = tempfile.mkdtemp(prefix="desktop-cli-agent-bench-")
     click = {"calls": [{"name": "click", "args": {"id": "$id:btn \"Increment\"", "x": None, "y": None, "space": None,
                                                   "button": None, "double": None, "why": "count"}}]}
@@ -49,6 +53,8 @@ def ours(bin_, turns):
     proc, port = fake_server(script, tmp)
     try:
         env = dict(os.environ, ANTHROPIC_API_KEY=KEY, XDG_CONFIG_HOME=tmp)
+        if own_reads:
+            env["DESKTOP_CLI_DIRECT"] = "1"
         r = subprocess.run([bin_, "agent", "press Increment", "--app", "chromium", "--base-url", f"http://127.0.0.1:{port}",
                             "--max-steps", str(turns + 1), "--transcript", os.path.join(tmp, "run")],
                            capture_output=True, text=True, env=env, timeout=600)
@@ -137,7 +143,8 @@ def peer(bin_, turns):
 
 def main():
     bin_, turns = sys.argv[1], int(sys.argv[2])
-    print(json.dumps({"ours": ours(bin_, turns), "peer": peer(bin_, turns)}))
+    print(json.dumps({"ours": ours(bin_, turns), "ours_own_reads": ours(bin_, turns, own_reads=True),
+                      "peer": peer(bin_, turns)}))
 
 
 if __name__ == "__main__":

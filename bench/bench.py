@@ -468,6 +468,11 @@ def main():
         print("| ours: observe (tree + marked JPEG) + act + transcript | pyatspi agent: walk with extents + import + xdotool click | ratio |")
         print("|---|---|---|")
         print(f"| {o['overhead_per_turn_ms']:.1f} | {p['per_turn_ms']:.1f} ({p['walk_ms']:.1f} + {p['screenshot_ms']:.1f} + {p['click_ms']:.1f}) | {p['per_turn_ms'] / o['overhead_per_turn_ms']:.1f}x |")
+        own = agent.get("ours_own_reads")
+        if own:
+            print(f"\nthe first observation {o['first_observation_ms']} ms, a later turn {o['later_turn_median_ms']} ms; "
+                  f"with the agent reading by itself (DESKTOP_CLI_DIRECT=1): {own['overhead_per_turn_ms']:.1f} ms a turn, "
+                  f"first observation {own['first_observation_ms']} ms, a later turn {own['later_turn_median_ms']} ms")
         print(f"\nper request: screen text {o['screen_text_tokens']} tokens (o200k), screenshot {o['screenshot_bytes'] // 1024} KB, request {o['request_bytes'] // 1024} KB")
 
 

@@ -169,19 +169,28 @@ impl<D: Desktop> Loop<'_, D> {
     /// The parts a screen adds to the next message; the screenshot is kept in the transcript.
     fn screen_parts(&mut self, s: &Screen, lead: String) -> Vec<Part> {
         let mut parts = vec![Part::Text(format!("{lead}{}", s.text))];
+        // Where the tree came from and what it cost (a slow turn's first question).
+        let timing: serde_json::Map<String, Value> = s
+            .data
+            .iter()
+            .flat_map(|d| &d.timing)
+            .map(|(k, v)| (k.to_string(), json!((v * 10.0).round() / 10.0)))
+            .collect();
         if let Some((mime, bytes)) = &s.image {
             let file = self.log.image(self.turns + 1, mime, bytes);
             // Where the screenshot's pixels are on screen: the report draws the acted
             // element and the click point over it.
             let frame = s.frame.map(|f| json!({"origin": [f.origin.0, f.origin.1], "scale": f.scale, "width": f.width, "height": f.height}));
-            self.log.log("observe", json!({"turn": self.turns + 1, "screenshot": file, "frame": frame, "window": s.data.as_ref().map(|d| &d.window), "text": s.text}));
+            self.log.log("observe", json!({"turn": self.turns + 1, "screenshot": file, "frame": frame, "window": s.data.as_ref().map(|d| &d.window), "read": timing, "text": s.text}));
             parts.push(Part::Image {
                 mime,
                 base64: b64(bytes),
             });
         } else {
-            self.log
-                .log("observe", json!({"turn": self.turns + 1, "text": s.text}));
+            self.log.log(
+                "observe",
+                json!({"turn": self.turns + 1, "read": timing, "text": s.text}),
+            );
         }
         parts
     }

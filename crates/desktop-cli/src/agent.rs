@@ -156,8 +156,15 @@ pub async fn command(g: &Global, out: Out, mut a: AgentArgs) -> i32 {
         Ok(goal) => goal,
         Err(e) => return out.err("agent", &e),
     };
-    // The loop reads the same windows turn after turn: keep them warm.
-    let connect = crate::commands::connect_for(g, true);
+    // The loop reads the same windows turn after turn: keep them warm, and on Linux start
+    // from the keeper's mirrors (they outlive this process).
+    let connect = async {
+        #[allow(unused_mut)]
+        let mut d = crate::commands::connect_for(g, true).await?;
+        #[cfg(target_os = "linux")]
+        crate::relay::read_through_keeper(&mut d, g);
+        Ok(d)
+    };
     match desktop_agent::run(request(g, a, goal), connect, services).await {
         Ok(report) => {
             let success = report.success;

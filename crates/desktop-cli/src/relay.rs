@@ -16,6 +16,7 @@ use crate::cli::{Cli, Command, Global};
 use crate::output::{self, notice, Out};
 use crate::platform::Platform;
 use clap::Parser;
+use desktop_core::wire;
 use serde::{Deserialize, Serialize};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
@@ -95,22 +96,36 @@ fn exe_replaced(own: &str) -> bool {
 #[derive(Debug, Serialize, Deserialize)]
 struct Request {
     context: Context,
-    /// The command line after the program's name.
-    args: Vec<String>,
-    /// The command's working folder, which a screenshot's `--output` is relative to.
-    cwd: std::path::PathBuf,
+    ask: Ask,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+enum Ask {
+    Command {
+        /// The command line after the program's name.
+        args: Vec<String>,
+        /// The command's working folder, which a screenshot's `--output` is relative to.
+        cwd: std::path::PathBuf,
+    },
+    /// One read, handed back whole for the asking process to work on (the agent's).
+    Read(wire::Ask),
 }
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 enum Reply {
-    /// The read ran: what it printed, and its exit status.
+    /// The command ran: what it printed, and its exit status.
     Done {
         code: i32,
         stdout: String,
         stderr: Vec<String>,
     },
-    /// The keeper did not read; the process reads by itself.
+    /// The read asked for, or why it failed.
+    Read {
+        answer: std::result::Result<wire::Read, desktop_core::Error>,
+    },
+    /// The keeper did not run it; the process runs it by itself.
     Declined { why: String },
 }
 
@@ -172,15 +187,16 @@ pub async fn forward(g: &Global, command: &Command, out: Out) -> Option<i32> {
         .ok()?;
     let request = Request {
         context: Context::here(&address)?,
-        args,
-        cwd: std::env::current_dir().ok()?,
+        ask: Ask::Command {
+            args,
+            cwd: std::env::current_dir().ok()?,
+        },
     };
     // A look the keeper does not finish is made again here. An action is never run twice:
     // once handed over it may have happened, so the keeper's silence is reported instead
     // (its own steps are bounded; the outer bound is only a safety net).
     let (wait, again) = if looks(command) {
-        let own = Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2);
-        (own + own_wait(command), true)
+        (look_bound(g) + own_wait(command), true)
     } else {
         (ACTION_WAIT, false)
     };
@@ -221,6 +237,7 @@ pub async fn forward(g: &Global, command: &Command, out: Out) -> Option<i32> {
             output::raw(stdout.as_bytes());
             Some(code)
         }
+        Reply::Read { .. } => None,
         Reply::Declined { why } => {
             if g.timing {
                 notice(&format!(
@@ -230,6 +247,55 @@ pub async fn forward(g: &Global, command: &Command, out: Out) -> Option<i32> {
             None
         }
     }
+}
+
+/// Hands the reads of `d` to the keeper, which makes them from the mirrors it keeps for
+/// every process of this program: a process that starts afresh and then reads turn after
+/// turn (the agent) starts warm on a window any command read lately. Not when reads are
+/// to be made directly or with another call timeout than the keeper's; once the keeper
+/// declines (another build, another desktop) or does not answer, the process reads itself.
+#[cfg(feature = "agent")]
+pub fn read_through_keeper(d: &mut Platform, g: &Global) {
+    if direct() || g.call_timeout != SERVED_TIMEOUT_MS {
+        return;
+    }
+    let address = d.address().to_string();
+    let Some(context) = Context::here(&address) else {
+        return;
+    };
+    let socket = desktop_linux::keeper_socket(&address);
+    let wait = look_bound(g);
+    let given_up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    d.read_elsewhere(Box::new(move |target, filters| {
+        let request = Request {
+            context: context.clone(),
+            ask: Ask::Read(wire::Ask::new(target, filters)),
+        };
+        let socket = socket.clone();
+        let given_up = given_up.clone();
+        Box::pin(async move {
+            if given_up.load(std::sync::atomic::Ordering::Relaxed) {
+                return None;
+            }
+            let t = Instant::now();
+            let stream = tokio::time::timeout(CONNECT, UnixStream::connect(&socket))
+                .await
+                .ok()?
+                .ok()?;
+            match tokio::time::timeout(wait, exchange(stream, &request)).await {
+                Ok(Some(Reply::Read { answer })) => Some(answer.map(|read| {
+                    let mut data = desktop_core::ReadData::from(read);
+                    data.timing = vec![("keeper", t.elapsed().as_secs_f64() * 1000.0)];
+                    data
+                })),
+                // A hung keeper's read is made again here, as a command's would be.
+                _ => {
+                    given_up.store(true, std::sync::atomic::Ordering::Relaxed);
+                    None
+                }
+            }
+        })
+    }));
 }
 
 /// Waits for the keeper's answer; for an action (`!looks`), Ctrl+C or SIGTERM ends the wait
@@ -248,6 +314,12 @@ async fn stopped_by_signal<T>(
         () = crate::commands::watch::interrupted() => Err(desktop_core::stop::interrupted()),
         r = waiting => Ok(r),
     }
+}
+
+/// How long a look handed to the keeper is waited for (beside a wait's own timeout) before
+/// the process makes it itself.
+fn look_bound(g: &Global) -> Duration {
+    Duration::from_millis(g.call_timeout * 2) + Duration::from_secs(2)
 }
 
 /// The longest an action handed to the keeper is waited for.
@@ -354,7 +426,6 @@ impl Server {
 
     /// Runs the request; `acting` is set once it holds the turn to act (an action started).
     async fn run(&self, request: Request, acting: &std::cell::Cell<bool>) -> Reply {
-        let declined = |why: &str| Reply::Declined { why: why.into() };
         if request.context != self.here {
             return declined(if request.context.exe == self.here.exe {
                 "another desktop"
@@ -362,14 +433,37 @@ impl Server {
                 "another build of desktop-cli"
             });
         }
-        let argv = std::iter::once("desktop-cli".to_string()).chain(request.args);
+        match request.ask {
+            Ask::Command { args, cwd } => self.command(args, cwd, acting).await,
+            Ask::Read(ask) => {
+                let d = match self.desktop().await {
+                    Ok(d) => d,
+                    Err(e) => return declined(&e.message),
+                };
+                let (target, filters) = ask.parts();
+                let answer = desktop_core::Desktop::read(d, &target, &filters).await;
+                Reply::Read {
+                    answer: answer.map(|data| wire::Read::from(&data)),
+                }
+            }
+        }
+    }
+
+    /// Runs a command line as its own process would have.
+    async fn command(
+        &self,
+        args: Vec<String>,
+        cwd: std::path::PathBuf,
+        acting: &std::cell::Cell<bool>,
+    ) -> Reply {
+        let argv = std::iter::once("desktop-cli".to_string()).chain(args);
         let Ok(mut cli) = Cli::try_parse_from(argv) else {
             return declined("not a command line it reads");
         };
         // The image goes where the command's own process would have written it.
         if let Command::Screenshot(a) = &mut cli.command {
             if let Some(p) = a.output.as_mut().filter(|p| p.is_relative()) {
-                *p = request.cwd.join(&*p);
+                *p = cwd.join(&*p);
             }
         }
         let out = Out::of(&cli);
@@ -398,6 +492,10 @@ impl Server {
             stderr: printed.stderr,
         }
     }
+}
+
+fn declined(why: &str) -> Reply {
+    Reply::Declined { why: why.into() }
 }
 
 /// One connection: the request, the read, the reply.

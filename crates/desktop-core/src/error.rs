@@ -1,6 +1,6 @@
 //! The one error type every command returns: a stable code, a message and a recovery suggestion.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Defines [`ErrorCode`] from one list: each code's variant, its JSON name and what it
@@ -9,7 +9,7 @@ use std::fmt;
 macro_rules! error_codes {
     ($($variant:ident = $name:literal: $meaning:literal => $advice:literal,)+) => {
         /// Machine-readable error codes. Stable: a code is never reused for a different meaning.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
         pub enum ErrorCode {
             $(#[doc = $meaning] #[serde(rename = $name)] $variant,)+
         }
@@ -90,7 +90,7 @@ impl ErrorCode {
 }
 
 /// A failure with everything an agent needs to recover from it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub struct Error {
     pub code: ErrorCode,
     pub message: String,

@@ -40,6 +40,7 @@ pub mod table;
 pub mod watch;
 pub mod windows;
 pub mod winops;
+pub mod wire;
 
 pub use backend::Desktop;
 pub use error::{Error, ErrorCode, Result};

@@ -64,7 +64,7 @@ pub struct WindowInfo {
 }
 
 /// What the window system shows of a top-level window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WindowState {
     #[default]

@@ -196,6 +196,14 @@ impl Caps {
     pub fn insert(&mut self, other: Caps) {
         self.0 |= other.0;
     }
+
+    pub const fn bits(self) -> u16 {
+        self.0
+    }
+
+    pub const fn from_bits(bits: u16) -> Self {
+        Caps(bits)
+    }
 }
 
 impl std::ops::BitOr for Caps {

@@ -143,6 +143,11 @@ impl Desktop for LinuxDesktop {
     }
 
     async fn read(&self, target: &Target, filters: &Filters) -> Result<ReadData> {
+        if let Some(read) = &self.elsewhere {
+            if let Some(answer) = read(target, filters).await {
+                return answer;
+            }
+        }
         let t = Instant::now();
         let window = self.resolve_window(target).await?;
         let resolve_ms = t.elapsed().as_secs_f64() * 1000.0;
@@ -400,6 +405,9 @@ async fn read_window_with(
     timing.push(("walk", stats.walk_ms));
     timing.push(("cache_items", stats.cache_items as f64));
     timing.push(("walked", stats.walked as f64));
+    if stats.beside > 0 {
+        timing.push(("beside", stats.beside as f64));
+    }
     let want = hydrate::Want {
         bounds: true,
         values: true,

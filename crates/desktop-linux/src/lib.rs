@@ -113,7 +113,21 @@ pub struct LinuxDesktop {
     pub(crate) cells: cells::Cells,
     /// Where this desktop's ids are kept, found once (it asks every sandbox record).
     pub(crate) refs: std::sync::OnceLock<std::path::PathBuf>,
+    /// Reads handed to another process (`read_elsewhere`).
+    pub(crate) elsewhere: Option<Elsewhere>,
 }
+
+/// A read made by another process of this program, from the windows it keeps warm (the
+/// desktop's keeper); `None` when this process is to read by itself.
+pub type Elsewhere = Box<
+    dyn Fn(
+            &Target,
+            &desktop_core::Filters,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = Option<Result<desktop_core::ReadData>>> + Send>,
+        > + Send
+        + Sync,
+>;
 
 impl std::fmt::Debug for LinuxDesktop {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -241,6 +255,13 @@ impl LinuxDesktop {
         self.warm = Some(warm);
     }
 
+    /// Hands this process's reads to `reader` first: a process that starts afresh but acts
+    /// turn after turn (the agent) then reads from mirrors that outlive it, kept by the
+    /// desktop's keeper, instead of walking every window again the first time.
+    pub fn read_elsewhere(&mut self, reader: Elsewhere) {
+        self.elsewhere = Some(reader);
+    }
+
     /// A direct connection to the app `owner`: the one a long-lived process keeps, else a
     /// new one (`Bus::with_peer`).
     pub(crate) async fn peer(&self, owner: &str) -> Result<Bus, CallError> {
@@ -287,6 +308,7 @@ impl LinuxDesktop {
             warm: None,
             cells: cells::Cells::for_bus(&addr),
             refs: std::sync::OnceLock::new(),
+            elsewhere: None,
             address: addr,
         })
     }

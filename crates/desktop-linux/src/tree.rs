@@ -77,6 +77,8 @@ pub struct Stats {
     pub incomplete: Option<&'static str>,
     /// The toolkit reports boxes in its window's coordinates, not the screen's (GTK 4).
     pub window_relative: bool,
+    /// Other reads of the app that had its mirrors out when this one walked (`Warm::walk`).
+    pub beside: usize,
 }
 
 struct Slot {

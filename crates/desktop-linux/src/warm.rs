@@ -386,8 +386,9 @@ impl Warm {
         let mut kept = self.mirror(owner, path, cache.trust()).await;
         let memo = Some(&mut kept.memo);
         let read = crate::tree::read_subtree_with(bus, root, limits, cells, memo, Some(cache));
-        let read = read.await;
-        if read.is_ok() {
+        let mut read = read.await;
+        if let Ok((_, stats)) = read.as_mut() {
+            stats.beside = kept.beside;
             self.keep(owner, path, kept).await;
         }
         read
@@ -402,19 +403,21 @@ impl Warm {
         // all, signals a new child only once it is realized, at its next frame, while asking
         // shows it at once (a read right after an insertion missed it: `cargo test --test
         // mirror`, the keeper's reads).
-        let fresh = |lend| Kept {
+        let fresh = |lend, beside| Kept {
             memo: Memo::rechecking(true, trust == Trust::Names),
             filled: Instant::now(),
             lend,
+            beside,
         };
         let slot = self.slot(owner);
         let mut guard = slot.lock().await;
         let Some(app) = guard.as_mut() else {
-            return fresh(None);
+            return fresh(None, 0);
         };
         app.apply_signals();
         // Reads of one app may overlap: signals another takes in meanwhile are kept for this
         // one too.
+        let beside = app.lent.len();
         app.lends += 1;
         let lend = app.lends;
         app.lent.insert(lend, Some(Vec::new()));
@@ -430,8 +433,9 @@ impl Warm {
                 memo: m.memo,
                 filled: m.filled,
                 lend: Some(lend),
+                beside,
             },
-            _ => fresh(Some(lend)),
+            _ => fresh(Some(lend), beside),
         }
     }
 
@@ -446,6 +450,7 @@ impl Warm {
             mut memo,
             filled,
             lend,
+            beside: _,
         } = kept;
         // What was applied to the other mirrors while this one was out is applied to it; a
         // mirror lent before the app's state was made again, or while everything was
@@ -544,6 +549,9 @@ struct Kept {
     /// Which lending of the app's mirrors this is (`App::lent`); none when the app had no
     /// state yet.
     lend: Option<u64>,
+    /// Other lendings of the app's mirrors out when this one was lent: reads of the app
+    /// running beside this one (or failed ones, which never hand theirs back).
+    beside: usize,
 }
 
 /// What a window list was seen against: the window system's top-level windows and focus,

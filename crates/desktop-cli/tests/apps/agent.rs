@@ -57,6 +57,10 @@ pub const TESTS: &[(&str, Test)] = &[
     ("agent::kill_switch_corner_and_ctrl_c", kill_switch),
     ("agent::replay_repeats_a_run", replay),
     ("agent::settings_errors_are_clear", settings_errors),
+    (
+        "agent::screens_read_by_the_keeper_show_changes_made_elsewhere",
+        keeper_screens,
+    ),
 ];
 
 pub(crate) const KEY: &str = "sk-test-KEY-4242";
@@ -1333,5 +1337,99 @@ fn settings_errors(env: &Env) {
             v["error"]["suggestion"].as_str().unwrap().contains("env:"),
             "{v}"
         );
+    }
+}
+
+/// The line of the newest screen an Anthropic request carries that holds `what`.
+fn screen_line(request: &Value, what: &str) -> String {
+    let last = request["body"]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap();
+    let screen = last["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|b| b["text"].as_str())
+        .find(|t| t.contains("<screen_data"))
+        .expect("a screen in the request");
+    screen
+        .lines()
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("no {what} on the screen:\n{screen}"))
+        .to_string()
+}
+
+/// The agent's reads are made by the desktop's keeper, from mirrors that outlive the run:
+/// the first screen of a run shows what another process changed after the keeper last
+/// read the page, and each later screen what the agent's own action changed (pyatspi the
+/// judge of the page).
+fn keeper_screens(env: &Env) {
+    // The keeper reads the page (twice: the first may be made by the process itself while
+    // a new keeper starts), so its mirror holds it.
+    for _ in 0..2 {
+        env.desk.cli(&["read", "--app", "chromium", "-i"]);
+    }
+    let before = agreed(env);
+    // Another process ticks the box by itself, the keeper taking no part.
+    let run = env.desk.cli_with(
+        &["toggle", "--text", "I agree", "--app", "chromium"],
+        &[("DESKTOP_CLI_DIRECT", "1")],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(agreed(env), !before, "pyatspi sees the box flipped");
+    let fake = Fake::start(
+        "keeper",
+        json!([
+            {"calls": [call("toggle", json!({"id": CHECK}))]},
+            {"calls": [call("toggle", json!({"id": CHECK}))]},
+            done(true, "flipped twice"),
+        ]),
+    );
+    let out = agent(
+        env,
+        &fake,
+        "anthropic",
+        "Flip the I agree box twice",
+        &["--app", "chromium"],
+        "",
+    );
+    assert_eq!(out.data()["success"], true, "{}", out.stderr);
+    assert_eq!(
+        agreed(env),
+        !before,
+        "flipped twice: as the other process left it"
+    );
+    // Each screen as the page was: after the other process's toggle, after the agent's
+    // first, after its second.
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 3);
+    for (n, r) in reqs.iter().enumerate() {
+        let line = screen_line(r, "chk \"I agree\"");
+        let ticked = (!before) ^ (n % 2 == 1);
+        assert_eq!(
+            line.contains(" checked"),
+            ticked,
+            "screen {}: {line}",
+            n + 1
+        );
+    }
+    // And the keeper made every read.
+    let log = std::fs::read_to_string(fake.transcript().join("transcript.jsonl")).unwrap();
+    let reads: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["ev"] == "observe")
+        .map(|e| e["read"].clone())
+        .collect();
+    assert_eq!(reads.len(), 3, "{log}");
+    for r in &reads {
+        assert!(r.get("keeper").is_some(), "read by the keeper: {r}");
+    }
+    // Put the box back as it was for the other tests.
+    if agreed(env) != before {
+        env.desk
+            .cli(&["toggle", "--text", "I agree", "--app", "chromium"]);
     }
 }

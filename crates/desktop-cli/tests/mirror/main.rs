@@ -99,6 +99,28 @@ fn shows(data: &Value, text: &str) -> bool {
         .contains(&format!("\"{text}\""))
 }
 
+/// A command line's read on `desk`, answered by the keeper, with what `--timing` said.
+fn kept_on(desk: &Desk, window: &str, more: &[&str]) -> (Value, String) {
+    let mut args = vec![
+        "read",
+        "--window",
+        window,
+        "--max-elements",
+        "500",
+        "--timing",
+    ];
+    args.extend(more);
+    let run = desk.cli_with(&args, &[]);
+    assert_eq!(run.code, 0, "keeper's read of {window}: {}", run.stdout);
+    assert!(
+        run.stderr.contains("timing: keeper"),
+        "the keeper answered the read of {window}: {}",
+        run.stderr
+    );
+    let stderr = run.stderr.clone();
+    (run.data(), stderr)
+}
+
 impl Env {
     /// A read by a process of its own, from scratch.
     fn fresh(&self, window: &str) -> Value {
@@ -126,24 +148,7 @@ impl Env {
 
     /// [`Env::kept_with_timing`], with more of `read`'s options.
     fn kept_with(&self, window: &str, more: &[&str]) -> (Value, String) {
-        let mut args = vec![
-            "read",
-            "--window",
-            window,
-            "--max-elements",
-            "500",
-            "--timing",
-        ];
-        args.extend(more);
-        let run = self.desk.lock().unwrap().cli_with(&args, &[]);
-        assert_eq!(run.code, 0, "keeper's read of {window}: {}", run.stdout);
-        assert!(
-            run.stderr.contains("timing: keeper"),
-            "the keeper answered the read of {window}: {}",
-            run.stderr
-        );
-        let stderr = run.stderr.clone();
-        (run.data(), stderr)
+        kept_on(&self.desk.lock().unwrap(), window, more)
     }
 
     fn mirrored(&self, window: &str) -> Value {
@@ -166,13 +171,30 @@ impl Env {
             shows(&first, "step 0"),
             "{window} starts at step 0: {first}"
         );
-        let (mut compared, mut unsettled, mut absorbed) = (0, 0, 0);
+        let (mut compared, mut unsettled, mut absorbed, mut beside) = (0, 0, 0, 0);
         let mut differences = Vec::new();
         for step in 1..=ROUNDS {
             let seed = step * 7919 + window.len() as u32;
             // Zero to five changes: a round of none changes only the marker, which a read
             // of controls alone does not show.
             driver.send(step, seed, seed % 6);
+            // Every other round, two of the keeper's reads racing the change: their walks
+            // are out while the app signals it, and what one takes in must reach the mirror
+            // the other hands back (their own answers may catch the change half made: not
+            // compared). The other rounds leave the keeper's last answer as it was, for it
+            // to take in changes outside it.
+            if step % 2 == 1 {
+                let desk = self.desk.lock().unwrap();
+                let race = |more: &[&str]| {
+                    let mut args = vec!["read", "--window", window, "--max-elements", "500"];
+                    args.extend(more);
+                    desk.cli_with(&args, &[]);
+                };
+                std::thread::scope(|s| {
+                    s.spawn(|| race(&["-i"]));
+                    race(&[]);
+                });
+            }
             let marker = format!("step {step}");
             wait_until(
                 Duration::from_secs(3),
@@ -184,8 +206,21 @@ impl Env {
             // as a fresh read then would.)
             let before = elements(&self.fresh(window));
             let controls = elements(&self.fresh_with(window, &["-i"]));
-            let (kept, timing) = self.kept_with(window, &["-i"]);
-            let kept = elements(&kept);
+            // Two of the keeper's reads at once, of the controls and of the whole window:
+            // they walk the window side by side (one through its mirror, the other afresh),
+            // and what either takes in must reach the mirror kept after both.
+            let ((kept, timing), (whole, whole_timing)) = {
+                let desk = self.desk.lock().unwrap();
+                std::thread::scope(|s| {
+                    let controls = s.spawn(|| kept_on(&desk, window, &["-i"]));
+                    let whole = kept_on(&desk, window, &[]);
+                    (controls.join().unwrap(), whole)
+                })
+            };
+            let (kept, whole) = (elements(&kept), elements(&whole));
+            if timing.contains("beside=") || whole_timing.contains("beside=") {
+                beside += 1;
+            }
             let mirror = elements(&self.mirrored(window));
             let controls_after = elements(&self.fresh_with(window, &["-i"]));
             let after = elements(&self.fresh(window));
@@ -209,8 +244,14 @@ impl Env {
                     first_difference(&kept, &controls)
                 ));
             }
+            if whole != before {
+                differences.push(format!(
+                    "step {step}, keeper (whole, beside -i): {}",
+                    first_difference(&whole, &before)
+                ));
+            }
         }
-        eprintln!("{window}: {compared} rounds compared, {unsettled} with the app still changing, {absorbed} answered by taking in changes outside the keeper's answer");
+        eprintln!("{window}: {compared} rounds compared, {unsettled} with the app still changing, {absorbed} answered by taking in changes outside the keeper's answer, {beside} with the keeper's two reads walking side by side");
         assert!(
             differences.is_empty(),
             "{} of {compared} mirror reads of {window} differ from fresh reads:\n{}",
@@ -220,6 +261,12 @@ impl Env {
         assert!(
             compared >= ROUNDS * 2 / 3,
             "only {compared} of {ROUNDS} rounds of {window} held still long enough to compare"
+        );
+        // Two processes started at once reach the keeper within a millisecond or two, and a
+        // walk takes longer: most rounds' reads overlap (`beside` in their timing).
+        assert!(
+            beside >= ROUNDS / 4,
+            "the keeper's two reads walked side by side in only {beside} rounds of {window}"
         );
         assert!(
             absorbed >= absorbing,
