@@ -262,13 +262,18 @@ impl LinuxDesktop {
         self.elsewhere = Some(reader);
     }
 
-    /// A direct connection to the app `owner`: the one a long-lived process keeps, else a
-    /// new one (`Bus::with_peer`).
+    /// A direct connection to the app `owner`: the one a long-lived process keeps (a
+    /// read's, or one an earlier action opened), else a new one (`Bus::with_peer`), kept.
     pub(crate) async fn peer(&self, owner: &str) -> Result<Bus, CallError> {
-        match self.warm.as_ref().and_then(|w| w.peer(owner)) {
-            Some(bus) => Ok(bus),
-            None => self.bus.with_peer(owner).await,
+        let Some(warm) = self.warm.as_ref() else {
+            return self.bus.with_peer(owner).await;
+        };
+        if let Some(bus) = warm.peer(owner) {
+            return Ok(bus);
         }
+        let bus = self.bus.with_peer(owner).await?;
+        warm.keep_peer(owner, &bus);
+        Ok(bus)
     }
 
     /// Lets go of the warm state of apps no read asked for in `idle`.

@@ -224,6 +224,10 @@ type Slot = Arc<tokio::sync::Mutex<Option<App>>>;
 #[derive(Default)]
 pub struct Warm {
     apps: Mutex<HashMap<String, Slot>>,
+    /// Direct connections the actions opened to apps no read here keeps (reads made by
+    /// another process: `LinuxDesktop::read_elsewhere`), by the app's unique bus name,
+    /// which the bus never gives another app.
+    acting: Mutex<HashMap<String, Bus>>,
     pub windows: Windows,
     /// What was drawn on the screen (X11): lets a quiet window's answer be given again.
     pub drawn: Option<crate::damage::Drawn>,
@@ -345,8 +349,20 @@ impl Warm {
     /// another (about 2 ms).
     pub fn peer(&self, owner: &str) -> Option<Bus> {
         let slot = self.slot(owner);
-        let guard = slot.try_lock().ok()?;
-        guard.as_ref().map(|app| app.bus.clone())
+        let kept = slot
+            .try_lock()
+            .ok()
+            .and_then(|guard| guard.as_ref().map(|app| app.bus.clone()));
+        kept.or_else(|| {
+            let acting = self.acting.lock().unwrap_or_else(|e| e.into_inner());
+            acting.get(owner).cloned()
+        })
+    }
+
+    /// Keeps a direct connection an action opened to `owner`, for the next actions.
+    pub fn keep_peer(&self, owner: &str, bus: &Bus) {
+        let mut acting = self.acting.lock().unwrap_or_else(|e| e.into_inner());
+        acting.insert(owner.to_string(), bus.clone());
     }
 
     /// [`Warm::app`], with the app's cache asked again whatever its signals said: the
@@ -508,6 +524,11 @@ impl Warm {
     /// Lets go of apps no read has asked for in `idle`, and of apps that are gone (their
     /// listeners ended): a long-lived process listens only to the apps it is reading.
     pub fn sweep(&self, idle: Duration) {
+        // Opened again by the next action that needs one (an app gone leaves its own).
+        self.acting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         let mut apps = self.apps.lock().unwrap_or_else(|e| e.into_inner());
         apps.retain(|_, slot| match slot.try_lock() {
             // Being read now.
