@@ -8,6 +8,7 @@ use desktop_core::{Error, ErrorCode, Rect, Result};
 use std::collections::VecDeque;
 use std::sync::mpsc::{sync_channel, Receiver, TrySendError};
 use std::sync::Mutex;
+use std::time::Instant;
 use x11rb::connection::Connection;
 use x11rb::protocol::damage::{ConnectionExt as _, ReportLevel};
 use x11rb::protocol::xfixes::ConnectionExt as _;
@@ -77,14 +78,26 @@ pub struct Drawn {
 
 #[derive(Default)]
 struct Log {
-    /// Rectangles numbered `first..first + rects.len()`.
-    rects: VecDeque<Rect>,
+    /// Rectangles numbered `first..first + rects.len()`, each with when it was taken in
+    /// (drawn then or before).
+    rects: VecDeque<(Rect, Instant)>,
     first: u64,
 }
 
 impl Log {
     fn next(&self) -> u64 {
         self.first + self.rects.len() as u64
+    }
+
+    /// See [`Drawn::drawn_after`].
+    fn drawn_after(&self, moment: Instant, area: Rect) -> bool {
+        let mut later = self.rects.iter().rev().take_while(|(_, at)| *at > moment);
+        let mut seen = 0;
+        let hit = later.any(|(r, _)| {
+            seen += 1;
+            r.intersects(&area)
+        });
+        hit || (seen == self.rects.len() && self.first > 0)
     }
 }
 
@@ -132,13 +145,15 @@ impl Drawn {
             .ok()?;
         // The only events on this connection say the damage became non-empty.
         while let Ok(Some(_)) = self.conn.poll_for_event() {}
+        let at = Instant::now();
         for r in fetched.rectangles {
-            log.rects.push_back(Rect::new(
+            let rect = Rect::new(
                 i32::from(r.x),
                 i32::from(r.y),
                 i32::from(r.width),
                 i32::from(r.height),
-            ));
+            );
+            log.rects.push_back((rect, at));
         }
         while log.rects.len() > LOG {
             log.rects.pop_front();
@@ -152,7 +167,14 @@ impl Drawn {
     pub fn since(&self, from: u64) -> Option<Vec<Rect>> {
         let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let skip = usize::try_from(from.checked_sub(log.first)?).ok()?;
-        Some(log.rects.iter().skip(skip).copied().collect())
+        Some(log.rects.iter().skip(skip).map(|&(r, _)| r).collect())
+    }
+
+    /// Whether anything was drawn in `area` after `moment`, as far as the last
+    /// [`Drawn::now`] took in (true when the rectangles of then are no longer kept).
+    pub fn drawn_after(&self, moment: Instant, area: Rect) -> bool {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        log.drawn_after(moment, area)
     }
 
     /// Whether a window shown above `window` (a top-level one, a menu, a tooltip) covers part
@@ -194,5 +216,44 @@ impl Drawn {
             covered |= attrs.map_state == MapState::VIEWABLE && bounds.intersects(&area);
         }
         Some(covered)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Telling what was drawn where after a moment.
+
+    use super::Log;
+    use desktop_core::Rect;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn drawing_after_a_moment_counts_only_where_it_touches_the_area() {
+        let t0 = Instant::now();
+        let later = t0 + Duration::from_millis(10);
+        let mut log = Log::default();
+        log.rects.push_back((Rect::new(0, 0, 50, 50), t0));
+        log.rects.push_back((Rect::new(500, 500, 10, 10), later));
+        let window = Rect::new(0, 0, 200, 200);
+        assert!(
+            !log.drawn_after(t0, window),
+            "drawn after t0, but elsewhere"
+        );
+        assert!(
+            log.drawn_after(t0 - Duration::from_millis(1), window),
+            "drawn in it at t0"
+        );
+        assert!(log.drawn_after(t0, Rect::new(400, 400, 200, 200)));
+        assert!(
+            !log.drawn_after(later, Rect::new(400, 400, 200, 200)),
+            "nothing since"
+        );
+        // Rectangles no longer kept may have been drawn after it: taken as drawing.
+        log.first = 7;
+        assert!(log.drawn_after(t0 - Duration::from_millis(1), Rect::new(900, 900, 1, 1)));
+        assert!(
+            !log.drawn_after(t0, Rect::new(900, 900, 1, 1)),
+            "an older one is kept"
+        );
     }
 }

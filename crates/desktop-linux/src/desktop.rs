@@ -2,6 +2,7 @@
 //! `act`, capturing and raising through X11, change notices from AT-SPI events.
 
 use crate::bus::Addr;
+use crate::warm::Showing;
 use crate::{app_error, events, sandbox};
 use crate::{apps, clues, hydrate, identity, quiet, tree, windows, LinuxDesktop, LIST_BUDGET};
 use desktop_core::action::ActionResult;
@@ -370,7 +371,20 @@ async fn read_window_with(
     // brought its own memo (`observe`), which is kept at hand: its reads take from the last.
     let (read, theirs) = match (&d.warm, memo, known) {
         (Some(w), None, Some(cache)) => {
-            let read = w.walk(&bus, &handle, limits, Some(&d.cells), cache);
+            // Chromium changes which elements show as its page scrolls, without a signal:
+            // where no look at the drawing above had its states asked again, a walk of what
+            // shows asks them again if the window drew since they were last asked (a read
+            // after a silent scroll left out what came back into view, `--test mirror`).
+            let showing = match (&w.drawn, limits.skip_hidden && cache.scrolls_silently()) {
+                (Some(drawn), true) if drew.is_none() => {
+                    match (drawn.now(), quiet::shown(&window, d.screen())) {
+                        (Some(_), Some(area)) => Showing::Drawn { drawn, area },
+                        _ => Showing::Asked,
+                    }
+                }
+                _ => Showing::Signalled,
+            };
+            let read = w.walk(&bus, &handle, limits, Some(&d.cells), cache, showing);
             (read.await, None)
         }
         (_, mut memo, known) => {

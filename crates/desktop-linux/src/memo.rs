@@ -154,6 +154,11 @@ impl Memo {
         self.restate_once = true;
     }
 
+    /// Whether the next read asks every remembered element's states.
+    pub fn restating(&self) -> bool {
+        self.restate_once || self.restate_all
+    }
+
     /// Whether earlier reads had to walk (the app's cache lacked part of the window).
     pub fn walked_any(&self) -> bool {
         !self.children.is_empty()

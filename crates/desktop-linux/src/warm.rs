@@ -146,7 +146,29 @@ pub struct Heard {
 struct Mirror {
     memo: Memo,
     filled: Instant,
+    /// When the walk that asked every element's states began (`Showing`); none when no
+    /// walk of it did.
+    asked: Option<Instant>,
 }
+
+/// How a walk takes the states a window's mirror remembers, for a toolkit that changes
+/// which elements show without a signal (Chromium, as a page scrolls).
+pub enum Showing<'a> {
+    /// As the app's signals keep them.
+    Signalled,
+    /// Asked again where the window may have scrolled since they were last all asked: it
+    /// drew in `area` after [`SHOWING_LAG`] before that (the states change a little after a
+    /// scroll is drawn). `drawn` has just taken in what the screen drew.
+    Drawn {
+        drawn: &'a crate::damage::Drawn,
+        area: desktop_core::Rect,
+    },
+    /// Asked again.
+    Asked,
+}
+
+/// How long after drawing a scroll Chromium may still change which elements show.
+const SHOWING_LAG: Duration = Duration::from_millis(500);
 
 struct App {
     bus: Bus,
@@ -397,9 +419,10 @@ impl Warm {
         limits: crate::tree::Limits,
         cells: Option<&crate::cells::Cells>,
         cache: AppCache,
+        showing: Showing<'_>,
     ) -> Result<(desktop_core::Node, crate::tree::Stats), CallError> {
         let (owner, path) = (root.owner(), root.path());
-        let mut kept = self.mirror(owner, path, cache.trust()).await;
+        let mut kept = self.mirror(owner, path, cache.trust(), showing).await;
         let memo = Some(&mut kept.memo);
         let read = crate::tree::read_subtree_with(bus, root, limits, cells, memo, Some(cache));
         let mut read = read.await;
@@ -413,17 +436,19 @@ impl Warm {
     /// The mirror of the window at `path` of `owner`, brought up to date with the app's
     /// signals (empty when there is none yet, it is too old, or the toolkit's signals are
     /// not trusted at all); handed back with [`Warm::keep`] after the read.
-    async fn mirror(&self, owner: &str, path: &str, trust: Trust) -> Kept {
+    async fn mirror(&self, owner: &str, path: &str, trust: Trust, showing: Showing<'_>) -> Kept {
         // Children lists are asked again on every read, whatever the toolkit: GTK 3, Qt 5 and
         // Chromium leave some structural changes unsignalled, and GTK 4, which signals them
         // all, signals a new child only once it is realized, at its next frame, while asking
         // shows it at once (a read right after an insertion missed it: `cargo test --test
         // mirror`, the keeper's reads).
+        let now = Instant::now();
         let fresh = |lend, beside| Kept {
             memo: Memo::rechecking(true, trust == Trust::Names),
-            filled: Instant::now(),
+            filled: now,
             lend,
             beside,
+            asked: Some(now),
         };
         let slot = self.slot(owner);
         let mut guard = slot.lock().await;
@@ -445,12 +470,32 @@ impl Warm {
             app.lent.remove(&oldest);
         }
         match app.mirrors.remove(path) {
-            Some(m) if trust != Trust::Nothing && m.filled.elapsed() < MAX_AGE => Kept {
-                memo: m.memo,
-                filled: m.filled,
-                lend: Some(lend),
-                beside,
-            },
+            Some(mut m) if trust != Trust::Nothing && m.filled.elapsed() < MAX_AGE => {
+                let scrolled = |drawn: &crate::damage::Drawn, area| {
+                    m.asked
+                        .and_then(|t| t.checked_sub(SHOWING_LAG))
+                        .is_none_or(|from| drawn.drawn_after(from, area))
+                };
+                let restate = match showing {
+                    Showing::Signalled => false,
+                    Showing::Drawn { drawn, area } => scrolled(drawn, area),
+                    Showing::Asked => true,
+                };
+                if restate {
+                    m.memo.restate();
+                }
+                Kept {
+                    asked: if m.memo.restating() {
+                        Some(now)
+                    } else {
+                        m.asked
+                    },
+                    memo: m.memo,
+                    filled: m.filled,
+                    lend: Some(lend),
+                    beside,
+                }
+            }
             _ => fresh(Some(lend), beside),
         }
     }
@@ -467,6 +512,7 @@ impl Warm {
             filled,
             lend,
             beside: _,
+            asked,
         } = kept;
         // What was applied to the other mirrors while this one was out is applied to it; a
         // mirror lent before the app's state was made again, or while everything was
@@ -479,8 +525,14 @@ impl Warm {
             }
             _ => return,
         }
-        app.mirrors
-            .insert(path.to_string(), Mirror { memo, filled });
+        app.mirrors.insert(
+            path.to_string(),
+            Mirror {
+                memo,
+                filled,
+                asked,
+            },
+        );
         // Signals that came during the read name what it may have missed.
         app.apply_signals();
     }
@@ -573,6 +625,8 @@ struct Kept {
     /// Other lendings of the app's mirrors out when this one was lent: reads of the app
     /// running beside this one (or failed ones, which never hand theirs back).
     beside: usize,
+    /// As [`Mirror::asked`], this walk's start when it asks every state.
+    asked: Option<Instant>,
 }
 
 /// What a window list was seen against: the window system's top-level windows and focus,

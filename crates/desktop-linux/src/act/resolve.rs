@@ -5,6 +5,7 @@ use super::Live;
 use crate::bus::Addr;
 use crate::bus::{Bus, CallError, APPLICATION, COMPONENT, ROOT_PATH};
 use crate::identity::Identities;
+use crate::warm::Showing;
 use crate::{app_error, tree, LinuxDesktop};
 use desktop_core::filter;
 use desktop_core::node::wordless;
@@ -412,7 +413,7 @@ impl LinuxDesktop {
         handle: &Handle,
         limits: tree::Limits,
     ) -> Result<(Bus, Node)> {
-        let (owner, path) = (handle.owner(), handle.path());
+        let owner = handle.owner();
         let failed = |e| app_error(e, &window.app, self.timeout);
         let cells = Some(&self.cells);
         let (bus, read) = match &self.warm {
@@ -420,13 +421,16 @@ impl LinuxDesktop {
                 let (bus, cache) = w.app(&self.bus, owner).await.map_err(failed)?;
                 // Chromium changes which elements show as its page scrolls, without a signal
                 // (`quiet`): a find that prefers what shows must not go by the states the
-                // mirror remembers, so they are asked again. (Its cache is not asked again
-                // here: a `GetItems` just before an action was seen to leave the next read
-                // without an element the action added, `settle::chromium_click_then_read`.)
-                if cache.scrolls_silently() {
-                    w.restate(owner, path).await;
-                }
-                let read = w.walk(&bus, handle, limits, cells, cache).await;
+                // mirror remembers where the page may have scrolled since they were asked.
+                let showing = match (&w.drawn, cache.scrolls_silently()) {
+                    (_, false) => Showing::Signalled,
+                    (Some(drawn), true) => match (drawn.now(), window.bounds) {
+                        (Some(_), Some(area)) => Showing::Drawn { drawn, area },
+                        _ => Showing::Asked,
+                    },
+                    (None, true) => Showing::Asked,
+                };
+                let read = w.walk(&bus, handle, limits, cells, cache, showing).await;
                 (bus, read)
             }
             None => {
