@@ -1,6 +1,7 @@
 //! Settling: what an action did is visible to the very next command, with no pause.
 
 use crate::{elements, ids, Env, Test, GTK, QT, WEB};
+use serde_json::Value;
 
 pub const TESTS: &[(&str, Test)] = &[
     (
@@ -67,6 +68,34 @@ fn click_then_read(env: &Env) {
         env.ok(&[&click[..], &["--double"]].concat());
         want += 2;
         assert_eq!(generation(env), want, "round {round}: the redraws");
+    }
+    // At a point, as an agent clicks what it saw on a screenshot.
+    let found = env.ok(&["read", "--window", WEB, "--text", "Redraw"]);
+    fn button(es: &Value) -> Option<&Value> {
+        let here = |e: &Value| e["t"] == "Redraw";
+        let mut all = es.as_array()?.iter();
+        all.find_map(|e| {
+            if here(e) {
+                Some(&e["b"])
+            } else {
+                button(&e["c"])
+            }
+        })
+    }
+    let b = button(&found["elements"]).unwrap_or_else(|| panic!("no Redraw in {found}"));
+    let (x, y) = (
+        (b[0].as_i64().unwrap() + b[2].as_i64().unwrap() / 2).to_string(),
+        (b[1].as_i64().unwrap() + b[3].as_i64().unwrap() / 2).to_string(),
+    );
+    for round in 0..20 {
+        let r = env.ok(&["click", "--x", &x, "--y", &y, "--double"]);
+        assert_eq!(r["route"], "input", "{r}");
+        want += 2;
+        assert_eq!(
+            generation(env),
+            want,
+            "point round {round}: the read missed the click"
+        );
     }
     for round in 0..25 {
         let r = env.ok(&click);

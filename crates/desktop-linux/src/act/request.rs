@@ -30,7 +30,24 @@ impl LinuxDesktop {
                 let xc = self.x()?;
                 xc.check_on_screen(*x, *y)?;
                 self.raise_scoped(scope).await?;
-                Keyboard::new(xc)?.holding(modifiers, |xc| xc.click(*x, *y, *button, *count))?;
+                // On a page, clicks go one by one, each once the page reacted to the one
+                // before, as on an element (`LinuxDesktop::click`).
+                let mut page = if *count > 1 {
+                    self.page_watch_at(*x, *y).await
+                } else {
+                    None
+                };
+                let (clicks, each) = if page.is_some() {
+                    (*count, 1)
+                } else {
+                    (1, *count)
+                };
+                for i in 0..clicks {
+                    if let (true, Some(w)) = (i > 0, page.as_mut()) {
+                        w.reaction().await;
+                    }
+                    Keyboard::new(xc)?.holding(modifiers, |xc| xc.click(*x, *y, *button, each))?;
+                }
                 let r = with_modifiers(ActionResult::new("click", Route::Input), modifiers)
                     .with("x", *x)
                     .with("y", *y);

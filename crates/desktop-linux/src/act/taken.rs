@@ -10,6 +10,9 @@ use desktop_core::action::Effect;
 use desktop_core::{Error, ErrorCode, Result};
 use std::time::{Duration, Instant};
 
+/// An app known by its bus name and identity.
+type AppAt = (String, crate::identity::Identity);
+
 impl LinuxDesktop {
     /// Proves the app behind `window` has read the input sent so far (X ping), or that
     /// the window closed instead (the input closed it or quit the app). An app that does
@@ -57,35 +60,52 @@ impl LinuxDesktop {
     /// and what closed instead of answering.
     pub(crate) async fn settle_at(&self, x: i32, y: i32) -> Result<(f64, Option<Closed>)> {
         let t = Instant::now();
-        let Ok(xc) = self.x() else {
+        let Some((client, app)) = self.client_at(x, y)? else {
             return Ok((0.0, None));
+        };
+        let name = app.as_ref().map_or("the app", |(_, id)| id.name.as_str());
+        if self.consumed(Some(client.id), name)? == Taken::Closed {
+            let closed = Closed::now(&client.title, name, client.pid);
+            return Ok((t.elapsed().as_secs_f64() * 1000.0, Some(closed)));
+        }
+        if let Some((owner, _)) = app.filter(|(_, id)| id.is_chromium()) {
+            let (mut watch, _) = self.app_watch(&owner).await;
+            watch.quiet(ASYNC_FIRST_EVENT).await;
+        }
+        Ok((t.elapsed().as_secs_f64() * 1000.0, None))
+    }
+
+    /// The client window at a screen point (the top-level itself without a window manager;
+    /// under a reparenting one, the topmost client whose box holds the point), with its
+    /// app's bus name and identity where known.
+    fn client_at(&self, x: i32, y: i32) -> Result<Option<(crate::x11::XWindow, Option<AppAt>)>> {
+        let Ok(xc) = self.x() else {
+            return Ok(None);
         };
         xc.sync()?;
         let windows = xc.windows()?;
-        // The client window there: the top-level itself without a window manager; under a
-        // reparenting one, the topmost client whose box holds the point.
         let at = xc.top_level_at(x, y);
         let Some(client) = windows
             .iter()
             .find(|w| Some(w.id) == at)
             .or_else(|| windows.iter().rev().find(|w| w.bounds.contains_point(x, y)))
         else {
-            return Ok((0.0, None));
+            return Ok(None);
         };
         let known = crate::identity::Identities::load(&self.address);
         let app = client
             .pid
-            .and_then(|p| known.apps.iter().find(|(_, id)| id.pid == p));
-        let name = app.map_or("the app", |(_, id)| id.name.as_str());
-        if self.consumed(Some(client.id), name)? == Taken::Closed {
-            let closed = Closed::now(&client.title, name, client.pid);
-            return Ok((t.elapsed().as_secs_f64() * 1000.0, Some(closed)));
-        }
-        if let Some((owner, _)) = app.filter(|(_, id)| id.is_chromium()) {
-            let (mut watch, _) = self.app_watch(owner).await;
-            watch.quiet(ASYNC_FIRST_EVENT).await;
-        }
-        Ok((t.elapsed().as_secs_f64() * 1000.0, None))
+            .and_then(|p| known.apps.into_iter().find(|(_, id)| id.pid == p));
+        Ok(Some((client.clone(), app)))
+    }
+
+    /// The change events of the page whose window is at a screen point (Chromium's), to
+    /// wait between clicks there for the page's reaction (`Watch::reaction`); `None`
+    /// elsewhere.
+    pub(crate) async fn page_watch_at(&self, x: i32, y: i32) -> Option<super::settle::Watch> {
+        let (_, app) = self.client_at(x, y).ok()??;
+        let (owner, _) = app.filter(|(_, id)| id.is_chromium())?;
+        Some(self.app_watch(&owner).await.0)
     }
 
     /// Whether the top-level window `window` no longer exists or shows.
