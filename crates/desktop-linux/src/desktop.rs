@@ -374,15 +374,16 @@ async fn read_window_with(
             // Chromium changes which elements show as its page scrolls, without a signal:
             // where no look at the drawing above had its states asked again, a walk of what
             // shows asks them again if the window drew since they were last asked (a read
-            // after a silent scroll left out what came back into view, `--test mirror`).
+            // after a silent scroll left out what came back into view, `--test mirror`),
+            // and always where nothing counts the drawing (Wayland).
             let showing = match (&w.drawn, limits.skip_hidden && cache.scrolls_silently()) {
-                (Some(drawn), true) if drew.is_none() => {
-                    match (drawn.now(), quiet::shown(&window, d.screen())) {
-                        (Some(_), Some(area)) => Showing::Drawn { drawn, area },
-                        _ => Showing::Asked,
-                    }
-                }
-                _ => Showing::Signalled,
+                (_, false) => Showing::Signalled,
+                (Some(_), true) if drew.is_some() => Showing::Signalled,
+                (Some(drawn), true) => match (drawn.now(), quiet::shown(&window, d.screen())) {
+                    (Some(_), Some(area)) => Showing::Drawn { drawn, area },
+                    _ => Showing::Asked,
+                },
+                (None, true) => Showing::Asked,
             };
             let read = w.walk(&bus, &handle, limits, Some(&d.cells), cache, showing);
             (read.await, None)
