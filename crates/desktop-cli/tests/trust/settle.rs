@@ -41,16 +41,8 @@ fn generation(env: &Env) -> u64 {
 fn click_then_read(env: &Env) {
     let click = ["click", "--text", "Redraw", "--exact", "--window", WEB];
     let mut want = generation(env);
-    for round in 0..50 {
-        let r = env.ok(&[&click[..], &["--double"]].concat());
-        assert_eq!(r["route"], "input", "{r}");
-        want += 2;
-        assert_eq!(
-            generation(env),
-            want,
-            "input round {round}: the read missed the click"
-        );
-    }
+    let double = [&click[..], &["--double"]].concat();
+    doubles_then_read(env, &double, 50, &mut want, "input");
     // Double clicks where a page counts them, between redraws. (The pointer goes elsewhere
     // in between: to Chromium, clicks at one spot in quick succession are one run of
     // clicks, of which only some make a double click: 33 of the 100 above.)
@@ -65,7 +57,7 @@ fn click_then_read(env: &Env) {
             doubled + round + 1,
             "round {round}: the page took the two clicks as a double click"
         );
-        env.ok(&[&click[..], &["--double"]].concat());
+        env.ok(&double);
         want += 2;
         assert_eq!(generation(env), want, "round {round}: the redraws");
     }
@@ -87,16 +79,8 @@ fn click_then_read(env: &Env) {
         (b[0].as_i64().unwrap() + b[2].as_i64().unwrap() / 2).to_string(),
         (b[1].as_i64().unwrap() + b[3].as_i64().unwrap() / 2).to_string(),
     );
-    for round in 0..20 {
-        let r = env.ok(&["click", "--x", &x, "--y", &y, "--double"]);
-        assert_eq!(r["route"], "input", "{r}");
-        want += 2;
-        assert_eq!(
-            generation(env),
-            want,
-            "point round {round}: the read missed the click"
-        );
-    }
+    let at = ["click", "--x", &x, "--y", &y, "--double"];
+    doubles_then_read(env, &at, 20, &mut want, "point");
     for round in 0..25 {
         let r = env.ok(&click);
         assert_eq!(r["route"], "a11y", "{r}");
@@ -105,6 +89,21 @@ fn click_then_read(env: &Env) {
             generation(env),
             want,
             "a11y round {round}: the read missed the click"
+        );
+    }
+}
+
+/// `rounds` double clicks by synthesized input (`click`), each followed at once by a read
+/// that must show both clicks' redraws.
+fn doubles_then_read(env: &Env, click: &[&str], rounds: u32, want: &mut u64, how: &str) {
+    for round in 0..rounds {
+        let r = env.ok(click);
+        assert_eq!(r["route"], "input", "{r}");
+        *want += 2;
+        assert_eq!(
+            generation(env),
+            *want,
+            "{how} round {round}: the read missed the click"
         );
     }
 }
