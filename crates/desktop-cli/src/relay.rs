@@ -386,6 +386,7 @@ pub async fn serve(address: String) {
     tokio::task::LocalSet::new()
         .run_until(async move {
             let mut sweep = tokio::time::interval(Duration::from_secs(10));
+            let refilling = Rc::new(std::cell::Cell::new(false));
             loop {
                 tokio::select! {
                     conn = listener.accept() => match conn {
@@ -397,6 +398,17 @@ pub async fn serve(address: String) {
                     _ = sweep.tick() => {
                         if let Some(d) = server.desktop.get() {
                             d.sweep_warm(desktop_linux::WARM_IDLE);
+                        }
+                        // Mirrors in use walked afresh before they age out, off the reads'
+                        // path; one round at a time (a hung app costs its timeout here).
+                        if server.desktop.get().is_some() && !refilling.replace(true) {
+                            let (server, refilling) = (server.clone(), refilling.clone());
+                            tokio::task::spawn_local(async move {
+                                if let Some(d) = server.desktop.get() {
+                                    d.refill_warm(desktop_linux::WARM_IDLE).await;
+                                }
+                                refilling.set(false);
+                            });
                         }
                     }
                 }

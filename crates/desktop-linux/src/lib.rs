@@ -283,6 +283,20 @@ impl LinuxDesktop {
         }
     }
 
+    /// Walks afresh, one after the other, the window mirrors that near their age while
+    /// their apps are read (asked for within `idle`), so that no read pays for that walk.
+    /// Each walk is bounded as a read's is; one that fails leaves the mirror to age out.
+    pub async fn refill_warm(&self, idle: Duration) {
+        let Some(w) = &self.warm else {
+            return;
+        };
+        for r in w.aging(idle) {
+            if w.refill(&self.bus, &r, Some(&self.cells)).await.is_ok() {
+                self.cells.save();
+            }
+        }
+    }
+
     /// Connects to X (if a display is set) and to the accessibility bus, switching
     /// accessibility on if it is off. Every step is bounded by `timeout`.
     pub async fn connect(timeout: Duration) -> Result<Self> {

@@ -8,6 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::print_stderr)]
 
+mod aging;
 mod mcp;
 mod quiet;
 mod server;
@@ -429,6 +430,10 @@ fn main() {
             quiet::silent_scrolls_gtk4,
         ),
         ("window_lists_follow_windows_at_once", window_lists),
+        (
+            "mirror_in_use_is_walked_afresh_before_it_ages",
+            aging::refilled_before_aging,
+        ),
     ];
     desktop_testkit::run_tests(env, tests, |env, name| {
         env.desk.lock().unwrap().screenshot(name)
