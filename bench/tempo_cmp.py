@@ -10,6 +10,10 @@ keeper's first, cold read) is left out. Whole processes; the keeper's own time a
 elements its walk asked afresh (`walked`, from `--timing`) are noted per read: a read that
 walked at least half of what the block's first read walked went from scratch.
 
+Then the same through one `desktop-cli mcp` server per block (stdio, spoken to with plain
+JSON-RPC lines): the `read` tool (interactive, the page only) and a `click` on Increment,
+GAP seconds apart; the server reads by itself, through mirrors of its own.
+
 usage: tempo_cmp.py OLD_BIN NEW_BIN BLOCKS [ROUNDS] [GAP]   (inside a sandbox: eval "$(desktop-cli sandbox env)")
 """
 import json
@@ -52,6 +56,52 @@ def block(bin_, rounds, gap, out):
         time.sleep(gap)
 
 
+class Mcp:
+    """One server of `bin_`, spoken to with blocking pipes."""
+
+    def __init__(self, bin_):
+        self.p = subprocess.Popen([bin_, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL)
+        self.n = 0
+        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "tempo", "version": "1"}})
+        self.p.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        self.p.stdin.flush()
+
+    def call(self, method, params):
+        self.n += 1
+        self.p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method,
+                                        "params": params}) + "\n").encode())
+        self.p.stdin.flush()
+        while True:
+            m = json.loads(self.p.stdout.readline())
+            if m.get("id") == self.n:
+                return m
+
+    def ms(self, tool, args):
+        t = time.perf_counter()
+        r = self.call("tools/call", {"name": tool, "arguments": args})
+        if "error" in r or r["result"].get("isError"):
+            sys.exit(f"{tool}: {r}")
+        return (time.perf_counter() - t) * 1000
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=10)
+
+
+def mcp_block(bin_, rounds, gap, out):
+    server = Mcp(bin_)
+    read = {"app": "chromium", "interactive": True}
+    server.ms("read", read)  # the server's first, cold read
+    time.sleep(gap)
+    for _ in range(rounds):
+        out["mcp_read"].append(server.ms("read", read))
+        out["mcp_click"].append(server.ms("click", {"app": "chromium", "text": "Increment", "exact": True}))
+        time.sleep(gap)
+    server.close()
+
+
 def summary(xs):
     return {"median": round(statistics.median(xs), 1), "mean": round(statistics.mean(xs), 1),
             "max": round(max(xs), 1), "n": len(xs)}
@@ -61,13 +111,18 @@ def main():
     old, new, blocks = sys.argv[1], sys.argv[2], int(sys.argv[3])
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 14
     gap = float(sys.argv[5]) if len(sys.argv) > 5 else 5.0
-    results = {b: {"read": [], "keeper": [], "click": [], "from_scratch": 0} for b in ("old", "new")}
+    results = {b: {"read": [], "keeper": [], "click": [], "from_scratch": 0, "mcp_read": [], "mcp_click": []}
+               for b in ("old", "new")}
     for _ in range(blocks):
         for name, bin_ in (("old", old), ("new", new)):
             block(bin_, rounds, gap, results[name])
+    for _ in range(blocks):
+        for name, bin_ in (("old", old), ("new", new)):
+            mcp_block(bin_, rounds, gap, results[name])
     subprocess.run(["pkill", "-f", "cli keeper"])
     print(json.dumps({name: {"read": summary(r["read"]), "keeper_read": summary(r["keeper"]),
-                             "click": summary(r["click"]), "reads_from_scratch": r["from_scratch"]}
+                             "click": summary(r["click"]), "reads_from_scratch": r["from_scratch"],
+                             "mcp_read": summary(r["mcp_read"]), "mcp_click": summary(r["mcp_click"])}
                       for name, r in results.items()}, indent=1))
 
 

@@ -238,6 +238,10 @@ impl Desktop for LinuxDesktop {
     async fn end_process(&self, pid: u32, grace: Duration) -> Result<bool> {
         crate::window_ops::end_process(pid, grace).await
     }
+
+    async fn upkeep(&self) {
+        self.refill_warm(crate::warm::IDLE).await;
+    }
 }
 
 /// Reads, filters and numbers one window's tree, reusing what `memo` learned in earlier

@@ -42,6 +42,8 @@ macro_rules! on_desktop {
 
 /// Longest a call may run: hosts cancel at about 60 s.
 const CALL_LIMIT: Duration = Duration::from_secs(55);
+/// How often the desktop's upkeep runs between calls.
+const UPKEEP: Duration = Duration::from_secs(10);
 /// A whole tool result stays under this (hosts reject results over 1 MB).
 const MAX_IMAGE_BYTES: usize = 700 * 1024;
 
@@ -136,6 +138,21 @@ impl Server {
             *guard = Some(d);
         }
         Ok(guard)
+    }
+
+    /// Every [`UPKEEP`], while no call runs, the desktop's upkeep (`Desktop::upkeep`: on
+    /// Linux the window mirrors of apps read in the last 30 s walked afresh before they
+    /// age, so no read pays for that walk); a call that comes meanwhile waits for it.
+    pub async fn upkeep(self) {
+        let mut tick = tokio::time::interval(UPKEEP);
+        loop {
+            tick.tick().await;
+            if let Ok(guard) = self.inner.desktop.try_lock() {
+                if let Some(d) = guard.as_ref() {
+                    d.upkeep().await;
+                }
+            }
+        }
     }
 
     async fn dispatch(

@@ -65,6 +65,13 @@ pub async fn command(
 pub async fn run(o: Options) -> Result<()> {
     let tools = tools::select(&o.tools, &o.exclude_tools, o.read_only, o.output_schemas)?;
     let server = Server::new(o.call_timeout, tools);
+    let upkeep = tokio::spawn(server.clone().upkeep());
+    let served = serve(server, &o).await;
+    upkeep.abort();
+    served
+}
+
+async fn serve(server: Server, o: &Options) -> Result<()> {
     match &o.http {
         None => {
             let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| {
@@ -76,6 +83,6 @@ pub async fn run(o: Options) -> Result<()> {
                 .map_err(|e| Error::internal(e.to_string()))?;
             Ok(())
         }
-        Some(addr) => http::serve(server, addr, &o).await,
+        Some(addr) => http::serve(server, addr, o).await,
     }
 }
