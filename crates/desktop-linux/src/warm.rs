@@ -472,7 +472,8 @@ impl Warm {
     }
 
     /// The mirrors at least [`REFILL_AGE`] old of apps a read asked for within `idle`
-    /// (those [`Warm::sweep`] keeps), skipping apps being read now.
+    /// (those [`Warm::sweep`] keeps) and whose mirrors reads use, skipping apps being read
+    /// now.
     pub fn aging(&self, idle: Duration) -> Vec<Refill> {
         let slots: Vec<Slot> = {
             let apps = self.apps.lock().unwrap_or_else(|e| e.into_inner());
@@ -486,7 +487,12 @@ impl Warm {
             let Some(app) = guard.as_ref() else {
                 continue;
             };
-            if !app.trusted() || app.used.elapsed() >= idle {
+            // Where the toolkit's signals are not trusted every read walks afresh anyway.
+            let mirrored = app
+                .cache
+                .as_ref()
+                .is_some_and(|c| c.trust() != Trust::Nothing);
+            if !app.trusted() || !mirrored || app.used.elapsed() >= idle {
                 continue;
             }
             due.extend(
