@@ -93,6 +93,11 @@ use x11::X;
 /// any app that is merely busy takes here, short enough that a hung one costs little.
 pub const LIST_BUDGET: Duration = Duration::from_millis(250);
 
+/// Longest a background walk of an aging mirror may take (`refill_warm`): the MCP server
+/// holds its desktop meanwhile, so a hung app may cost its calls this once, not a timeout
+/// every round.
+const REFILL_LIMIT: Duration = Duration::from_secs(1);
+
 /// A connection to one desktop: the accessibility bus and (when there is one) X11.
 pub struct LinuxDesktop {
     pub(crate) bus: Bus,
@@ -285,14 +290,17 @@ impl LinuxDesktop {
 
     /// Walks afresh, one after the other, the window mirrors that near their age while
     /// their apps are read (asked for within `idle`), so that no read pays for that walk.
-    /// Each walk is bounded as a read's is; one that fails leaves the mirror to age out.
+    /// A walk that fails or takes longer than [`REFILL_LIMIT`] (a hung app) drops its
+    /// mirror, so it is not tried again: the next read walks afresh, as it would have.
     pub async fn refill_warm(&self, idle: Duration) {
         let Some(w) = &self.warm else {
             return;
         };
         for r in w.aging(idle) {
-            if w.refill(&self.bus, &r, Some(&self.cells)).await.is_ok() {
-                self.cells.save();
+            let walk = w.refill(&self.bus, &r, Some(&self.cells));
+            match tokio::time::timeout(REFILL_LIMIT, walk).await {
+                Ok(Ok(())) => self.cells.save(),
+                _ => w.forget(&r),
             }
         }
     }

@@ -526,6 +526,18 @@ impl Warm {
         Ok(())
     }
 
+    /// Drops the mirror a refill was for (the refill failed or took too long), when no read
+    /// holds its app now; the next read walks the window afresh.
+    pub fn forget(&self, r: &Refill) {
+        let slot = self.slot(r.root.owner());
+        let Ok(mut guard) = slot.try_lock() else {
+            return;
+        };
+        if let Some(app) = guard.as_mut() {
+            app.mirrors.remove(r.root.path());
+        }
+    }
+
     /// The mirror of the window at `path` of `owner`, brought up to date with the app's
     /// signals (empty when there is none yet, it is too old, or the toolkit's signals are
     /// not trusted at all); handed back with [`Warm::keep`] after the read.
