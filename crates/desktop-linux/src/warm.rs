@@ -515,6 +515,14 @@ impl Warm {
         cells: Option<&crate::cells::Cells>,
     ) -> Result<(), CallError> {
         let (owner, path) = (r.root.owner(), r.root.path());
+        // A hung app is told by a ping it does not answer at once, before anything waits
+        // on it longer (the MCP server's calls wait for this walk).
+        let ping = main.call::<_, ()>(owner, crate::bus::ROOT_PATH, PEER, "Ping", &());
+        match tokio::time::timeout(crate::LIST_BUDGET, ping).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(e),
+            Err(_) => return Err(CallError::Timeout),
+        }
         let (bus, cache) = self.app_as(main, owner, false).await?;
         let trust = cache.trust();
         let mut kept = self
