@@ -22,6 +22,8 @@ import time
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from lean_mcp import Lean
+
 BIN, RUNS = sys.argv[1], int(sys.argv[2])
 
 
@@ -36,43 +38,8 @@ def cli_ms(*args, keeper=False):
     return (time.perf_counter() - t) * 1000, json.loads(r.stdout)
 
 
-class Lean:
-    """A server of its own, spoken to with blocking pipes and nothing else."""
-
-    def __init__(self):
-        self.p = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL)
-        self.n = 0
-        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "lean", "version": "1"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, msg):
-        self.p.stdin.write((json.dumps(msg) + "\n").encode())
-        self.p.stdin.flush()
-
-    def call(self, method, params):
-        self.n += 1
-        self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
-        while True:
-            m = json.loads(self.p.stdout.readline())
-            if m.get("id") == self.n:
-                return m
-
-    def ms(self, tool, args):
-        t = time.perf_counter()
-        r = self.call("tools/call", {"name": tool, "arguments": args})
-        if "error" in r or r["result"].get("isError"):
-            sys.exit(f"{tool}: {r}")
-        return (time.perf_counter() - t) * 1000
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=10)
-
-
 async def main():
-    lean = Lean()
+    lean = Lean(BIN)
     async with stdio_client(StdioServerParameters(command=BIN, args=["mcp"], env=dict(os.environ))) as (r, w):
         async with ClientSession(r, w) as s:
             await s.initialize()

@@ -23,6 +23,8 @@ import subprocess
 import sys
 import time
 
+from lean_mcp import Lean
+
 
 def run(bin_, *args):
     t = time.perf_counter()
@@ -58,42 +60,8 @@ def block(bin_, rounds, gap, out):
         time.sleep(gap)
 
 
-class Mcp:
-    """One server of `bin_`, spoken to with blocking pipes."""
-
-    def __init__(self, bin_):
-        self.p = subprocess.Popen([bin_, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL)
-        self.n = 0
-        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "tempo", "version": "1"}})
-        self.p.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-        self.p.stdin.flush()
-
-    def call(self, method, params):
-        self.n += 1
-        self.p.stdin.write((json.dumps({"jsonrpc": "2.0", "id": self.n, "method": method,
-                                        "params": params}) + "\n").encode())
-        self.p.stdin.flush()
-        while True:
-            m = json.loads(self.p.stdout.readline())
-            if m.get("id") == self.n:
-                return m
-
-    def ms(self, tool, args):
-        t = time.perf_counter()
-        r = self.call("tools/call", {"name": tool, "arguments": args})
-        if "error" in r or r["result"].get("isError"):
-            sys.exit(f"{tool}: {r}")
-        return (time.perf_counter() - t) * 1000
-
-    def close(self):
-        self.p.stdin.close()
-        self.p.wait(timeout=10)
-
-
 def mcp_block(bin_, rounds, gap, out):
-    server = Mcp(bin_)
+    server = Lean(bin_)
     read = {"app": "chromium", "interactive": True}
     server.ms("read", read)  # the server's first, cold read
     time.sleep(gap)
