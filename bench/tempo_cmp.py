@@ -8,7 +8,8 @@ only its own build): `read --app chromium -i --timing` through the keeper, then
 `click --text Increment`, then GAP seconds of pause. The first round of a block (the
 keeper's first, cold read) is left out. Whole processes; the keeper's own time and how many
 elements its walk asked one by one (`walked`, from `--timing`) are noted per read: a read
-that asked at least half of what the block's first, cold reads did went from scratch.
+that asked at least half of what the block's first, cold reads did went from scratch; one
+whose timing says `again=` gave the window's last answer again (`quiet`).
 
 Then the same through one `desktop-cli mcp` server per block (stdio, spoken to with plain
 JSON-RPC lines): the `read` tool (interactive, the page only) and a `click` on Increment,
@@ -55,6 +56,8 @@ def block(bin_, rounds, gap, out):
         walked = timing(r.stderr, "walked")
         if walked is not None and walked >= scratch / 2:
             out["from_scratch"] += 1
+        if " again=" in r.stderr:
+            out["again"] += 1
         ms, _ = run(bin_, "click", "--app", "chromium", "--text", "Increment", "--exact")
         out["click"].append(ms)
         time.sleep(gap)
@@ -81,7 +84,8 @@ def main():
     old, new, blocks = sys.argv[1], sys.argv[2], int(sys.argv[3])
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 14
     gap = float(sys.argv[5]) if len(sys.argv) > 5 else 5.0
-    results = {b: {"read": [], "keeper": [], "click": [], "from_scratch": 0, "mcp_read": [], "mcp_click": []}
+    results = {b: {"read": [], "keeper": [], "click": [], "from_scratch": 0, "again": 0, "mcp_read": [],
+                   "mcp_click": []}
                for b in ("old", "new")}
     for _ in range(blocks):
         for name, bin_ in (("old", old), ("new", new)):
@@ -92,6 +96,7 @@ def main():
     subprocess.run(["pkill", "-f", "cli keeper"])
     print(json.dumps({name: {"read": summary(r["read"]), "keeper_read": summary(r["keeper"]),
                              "click": summary(r["click"]), "reads_from_scratch": r["from_scratch"],
+                             "reads_answered_again": r["again"],
                              "mcp_read": summary(r["mcp_read"]), "mcp_click": summary(r["mcp_click"])}
                       for name, r in results.items()}, indent=1))
 

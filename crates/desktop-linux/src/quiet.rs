@@ -8,8 +8,9 @@
 //! Why drawing tells what signals do not: whatever moves, appears or changes in a window
 //! that shows is drawn, where it was and where it is (scrolling included, which no toolkit
 //! signals as boxes changing, and structural changes some toolkits leave unsignalled);
-//! drawing under another window is not, hence the cover. An answer is given again for a
-//! few seconds at most after it was read in full.
+//! drawing under another window is not, hence the cover. An answer is given again for
+//! [`MAX_AGE`] at most after it was read in full, and for [`LOOSE_AGE`] where the window
+//! draws what its boxes do not explain.
 //!
 //! Drawing the boxes cannot explain (one rectangle around a spinner and a progress bar
 //! across a window, as GTK 3 draws them) is held to the window's pixels, captured before
@@ -31,8 +32,17 @@ use futures_util::future::join_all;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-/// An answer is read in full again once it is this old, whatever was seen meanwhile.
-const MAX_AGE: Duration = Duration::from_secs(3);
+/// An answer is read in full again once it is this old, whatever was seen meanwhile: the
+/// bound on a change the app neither signalled nor drew (what no one can see changed, as
+/// a tooltip's text set silently). Long enough to span an agent's turn (a model thinks for
+/// seconds between two reads): each read within it that finds the window quiet costs a few
+/// ms, against 15–50 for a walk of a Chromium page through its mirror.
+const MAX_AGE: Duration = Duration::from_secs(10);
+
+/// [`MAX_AGE`] of an answer whose window draws what its boxes do not explain (its pixels
+/// kept, or cells learned restless): there a change that leaves every pixel as it was, or
+/// one that appears exactly where the window animates, goes unseen until then.
+const LOOSE_AGE: Duration = Duration::from_secs(3);
 
 /// After drawing nothing explained, the window is read in full (as if drawn again) for this
 /// long: Chromium marks what a scroll hid a little after it draws the scroll, silently.
@@ -127,6 +137,15 @@ impl Answer {
             pixels: seen.pixels,
             restless,
             at: Instant::now(),
+        }
+    }
+
+    /// How long it may be given again after its full read ([`MAX_AGE`], [`LOOSE_AGE`]).
+    fn max_age(&self) -> Duration {
+        if self.pixels.is_some() || self.restless.learned() > 0 {
+            LOOSE_AGE
+        } else {
+            MAX_AGE
         }
     }
 
@@ -516,7 +535,7 @@ fn pending<'a>(drawn: &Drawn, answer: &'a Answer, asked: &Asked<'_>) -> Result<P
         && answer.screen == asked.screen
         && answer.window == *asked.window
         && answer.heard.changes == asked.heard.changes
-        && answer.at.elapsed() < MAX_AGE;
+        && answer.at.elapsed() < answer.max_age();
     if !same {
         return Err(Miss::Read);
     }

@@ -1,8 +1,11 @@
-//! A mirror is read afresh once it is 30 s old (a safety net for changes no signal told
-//! of); the keeper walks the mirrors in use afresh before that, in the background, so a
-//! read at an agent's tempo (seconds apart) never pays for the walk from scratch itself.
+//! Reads at an agent's tempo, seconds apart. A mirror is read afresh once it is 30 s old (a
+//! safety net for changes no signal told of); the keeper walks the mirrors in use afresh
+//! before that, in the background, so such a read never pays for the walk from scratch
+//! itself. And a quiet window's last answer lasts past an agent's turn (`quiet`: 10 s where
+//! the window draws only what its boxes explain), yet a change then is seen at once.
 
-use super::{kept_on, Env};
+use super::{elements, first_difference, kept_on, shows, Driver, Env};
+use desktop_testkit::wait_until;
 use std::time::{Duration, Instant};
 
 const WINDOW: &str = "Churn Page";
@@ -21,6 +24,9 @@ fn walked(stderr: &str) -> f64 {
     rest[..end].parse().unwrap()
 }
 
+/// A read of everything, shown or not: past what a kept answer gives again (`quiet`).
+const ALL: &str = "--visible-only=false";
+
 pub fn refilled_before_aging(env: &Env) {
     // What a walk from scratch takes: a process reading by itself.
     let scratch = {
@@ -32,6 +38,7 @@ pub fn refilled_before_aging(env: &Env) {
             "--max-elements",
             "500",
             "--timing",
+            ALL,
         ];
         let run = desk.cli_with(&args, &[("DESKTOP_CLI_DIRECT", "1")]);
         assert_eq!(run.code, 0, "fresh read of {WINDOW}: {}", run.stdout);
@@ -42,14 +49,15 @@ pub fn refilled_before_aging(env: &Env) {
         "a walk from scratch of {WINDOW}: {scratch}"
     );
     // The first read may walk from scratch (the app let go since it was last read).
-    kept_on(&env.desk.lock().unwrap(), WINDOW, &[]);
-    // Four seconds apart, past the answers' age (3 s): every read walks the mirror. Over
-    // 40 s the mirror passes its age at least once.
+    kept_on(&env.desk.lock().unwrap(), WINDOW, &[ALL]);
+    // Four seconds apart, with what scrolled out of view too (never answered again from the
+    // last answer: every read walks the mirror). Over 40 s the mirror passes its age at least
+    // once.
     let start = Instant::now();
     let mut reads = Vec::new();
     while start.elapsed() < Duration::from_secs(40) {
         std::thread::sleep(Duration::from_secs(4));
-        let (_, stderr) = kept_on(&env.desk.lock().unwrap(), WINDOW, &[]);
+        let (_, stderr) = kept_on(&env.desk.lock().unwrap(), WINDOW, &[ALL]);
         reads.push((start.elapsed().as_secs_f64(), walked(&stderr)));
     }
     let slow: Vec<_> = reads.iter().filter(|(_, w)| *w > scratch / 2.0).collect();
@@ -58,4 +66,63 @@ pub fn refilled_before_aging(env: &Env) {
         "reads of {WINDOW} that walked from scratch (seconds in, elements; {scratch} a walk \
          from scratch): {slow:?} of {reads:?}"
     );
+}
+
+/// The keeper's read of the page, and whether it gave its last answer again.
+fn kept_again(env: &Env) -> (serde_json::Value, bool) {
+    let (data, stderr) = kept_on(&env.desk.lock().unwrap(), WINDOW, &[]);
+    (data, stderr.contains(" again="))
+}
+
+pub fn answer_lasts_a_turn(env: &Env) {
+    // In front: drawing under another window is not seen, so a covered one is read in full.
+    let run = env.desk.lock().unwrap().cli(&["focus", "--window", WINDOW]);
+    assert_eq!(run.code, 0, "focus the page: {}", run.stdout);
+    wait_until(
+        Duration::from_secs(5),
+        "the keeper to answer the quiet page again",
+        || kept_again(env).1.then_some(()),
+    );
+    // Its full read came before that. A model's turn later, past the 3 s an answer lasted
+    // before (and still lasts where a window animates), the page unchanged:
+    let answered = Instant::now();
+    std::thread::sleep(Duration::from_millis(4500));
+    let (again, was_again) = kept_again(env);
+    let fresh = env.fresh(WINDOW);
+    assert!(
+        was_again,
+        "the keeper read the quiet page in full {:.1} s after it last answered it again",
+        answered.elapsed().as_secs_f64()
+    );
+    assert!(
+        elements(&again) == elements(&fresh),
+        "the answer given again differs from a fresh read: {}",
+        first_difference(&elements(&again), &elements(&fresh))
+    );
+    // Then the page changes (a few elements, and its marker): the very next read of the
+    // keeper, which waits for nothing, shows it as a fresh read does.
+    let step = 1000;
+    Driver::Page(&env.page).send(step, 4242, 4);
+    let marker = format!("step {step}");
+    let mut before = wait_until(Duration::from_secs(5), "the page to change", || {
+        let d = env.fresh(WINDOW);
+        shows(&d, &marker).then_some(d)
+    });
+    let mut tries = 0;
+    loop {
+        let (kept, _) = kept_again(env);
+        let after = env.fresh(WINDOW);
+        if elements(&after) != elements(&before) {
+            tries += 1;
+            assert!(tries < 20, "the page never held still");
+            before = after;
+            continue;
+        }
+        assert!(
+            elements(&kept) == elements(&before),
+            "the keeper's read right after the change: {}",
+            first_difference(&elements(&kept), &elements(&before))
+        );
+        break;
+    }
 }

@@ -434,6 +434,10 @@ fn main() {
             "mirror_in_use_is_walked_afresh_before_it_ages",
             aging::refilled_before_aging,
         ),
+        (
+            "quiet_answer_lasts_a_turn_and_sees_changes",
+            aging::answer_lasts_a_turn,
+        ),
     ];
     desktop_testkit::run_tests(env, tests, |env, name| {
         env.desk.lock().unwrap().screenshot(name)
