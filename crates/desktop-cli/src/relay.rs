@@ -386,6 +386,7 @@ pub async fn serve(address: String) {
     tokio::task::LocalSet::new()
         .run_until(async move {
             let mut sweep = tokio::time::interval(Duration::from_secs(10));
+            let mut upkeep = tokio::time::interval(desktop_linux::WARM_UPKEEP);
             let refilling = Rc::new(std::cell::Cell::new(false));
             loop {
                 tokio::select! {
@@ -399,8 +400,11 @@ pub async fn serve(address: String) {
                         if let Some(d) = server.desktop.get() {
                             d.sweep_warm(desktop_linux::WARM_IDLE);
                         }
-                        // Mirrors in use walked afresh before they age out, off the reads'
-                        // path; one round at a time (a hung app costs its timeout here).
+                    }
+                    _ = upkeep.tick() => {
+                        // Quiet windows read again and mirrors in use walked afresh before
+                        // they age out, off the reads' path; one round at a time (a hung
+                        // app costs its ping's limit here).
                         if server.desktop.get().is_some() && !refilling.replace(true) {
                             let (server, refilling) = (server.clone(), refilling.clone());
                             tokio::task::spawn_local(async move {

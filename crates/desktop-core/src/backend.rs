@@ -268,7 +268,8 @@ pub trait Desktop {
     }
     /// Called now and then by a long-lived face (the MCP server) while no call runs: a
     /// backend that keeps state warm between reads brings it up to date there, off the
-    /// calls' path (Linux: mirrors about to age walked afresh). Nothing by default.
+    /// calls' path (Linux: quiet windows' answers and mirrors about to age read again).
+    /// Nothing by default.
     async fn upkeep(&self) {}
     /// Ends the process `pid` (`close-app --force`): asked to terminate, killed if it still
     /// runs after `grace`; whether it ended. Never this process or one it runs in.

@@ -246,7 +246,7 @@ impl Desktop for LinuxDesktop {
 
 /// Reads, filters and numbers one window's tree, reusing what `memo` learned in earlier
 /// reads of the window (`observe`).
-async fn read_window_with(
+pub(crate) async fn read_window_with(
     d: &LinuxDesktop,
     window: WindowInfo,
     filters: &Filters,

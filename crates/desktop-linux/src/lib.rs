@@ -46,7 +46,7 @@ pub use desktop::AppChanges;
 pub use diagnose::{checks as doctor_checks, sandboxes as running_sandboxes};
 pub use keeper::{ensure as ensure_keeper, run as run_keeper, socket as keeper_socket};
 pub use session::adopt_sandbox;
-pub use warm::IDLE as WARM_IDLE;
+pub use warm::{IDLE as WARM_IDLE, UPKEEP as WARM_UPKEEP};
 pub use wayland::hold_seat as wayland_seat;
 
 /// The clipboard as text: the CLIPBOARD selection on X11, the data-control selection on
@@ -288,14 +288,27 @@ impl LinuxDesktop {
         }
     }
 
-    /// Walks afresh, one after the other, the window mirrors that near their age while
-    /// their apps are read (asked for within `idle`), so that no read pays for that walk.
+    /// Reads again in full, one after the other, the quiet windows whose kept answers near
+    /// their age, and walks afresh the window mirrors that near theirs, while their apps
+    /// are read (asked for within `idle`), so that no read pays for either.
     /// A walk that fails or takes longer than [`REFILL_LIMIT`] (a hung app) drops its
     /// mirror, so it is not tried again: the next read walks afresh, as it would have.
     pub async fn refill_warm(&self, idle: Duration) {
         let Some(w) = &self.warm else {
             return;
         };
+        // Quiet windows' answers first: their reads walk the mirrors too.
+        for r in w.answers_due(idle) {
+            if warm::Warm::answers(&self.bus, &r.owner).await.is_err() {
+                continue;
+            }
+            if !w.take_due(&r).await {
+                continue;
+            }
+            let read = desktop::read_window_with(self, r.window, &r.filters, None);
+            // Failed or too slow: no answer is kept, and the next read reads in full.
+            let _ = tokio::time::timeout(REFILL_LIMIT, warm::in_background(read)).await;
+        }
         for r in w.aging(idle) {
             let walk = w.refill(&self.bus, &r, Some(&self.cells));
             match tokio::time::timeout(REFILL_LIMIT, walk).await {

@@ -39,6 +39,11 @@ use std::time::{Duration, Instant};
 /// ms, against 15–50 for a walk of a Chromium page through its mirror.
 const MAX_AGE: Duration = Duration::from_secs(10);
 
+/// An answer this old, of a window still being read, is read again in full in the
+/// background (`Warm::answers_due`), before [`MAX_AGE`]: a window that stays quiet is
+/// answered again at any tempo, and the read in full the age asks for is still made.
+const REREAD_AGE: Duration = Duration::from_secs(6);
+
 /// [`MAX_AGE`] of an answer whose window draws what its boxes do not explain (its pixels
 /// kept, or cells learned restless): there a change that leaves every pixel as it was, or
 /// one that appears exactly where the window animates, goes unseen until then.
@@ -138,6 +143,14 @@ impl Answer {
             restless,
             at: Instant::now(),
         }
+    }
+
+    /// The window and the request, if this answer is due to be read again in full in the
+    /// background ([`REREAD_AGE`]): only one that lasts [`MAX_AGE`] (a window that animates
+    /// keeps what it learned of its drawing from answer to answer, on the reads' path).
+    pub fn due(&self) -> Option<(WindowInfo, Filters)> {
+        (self.max_age() == MAX_AGE && self.at.elapsed() >= REREAD_AGE)
+            .then(|| (self.window.clone(), self.filters.clone()))
     }
 
     /// How long it may be given again after its full read ([`MAX_AGE`], [`LOOSE_AGE`]).

@@ -29,9 +29,15 @@ const MAX_AGE: Duration = Duration::from_secs(30);
 /// A mirror this old is walked afresh in the background while its app is being read
 /// ([`Warm::aging`], [`Warm::refill`]): reads at an agent's tempo, seconds apart, then never
 /// pay on their own path for the walk from scratch that [`MAX_AGE`] asks for (a Chromium
-/// page of 375 elements: 40–90 ms against 8–12 through the mirror). Checked every 10 s by
-/// the keeper, so a mirror in use is walked again before it is 30 s old.
+/// page of 375 elements: 40–90 ms against 8–12 through the mirror). Checked every
+/// [`UPKEEP`], so a mirror in use is walked again before it is 30 s old.
 pub const REFILL_AGE: Duration = Duration::from_secs(18);
+
+/// How often a long-lived process looks for mirrors and answers to read again in the
+/// background (`LinuxDesktop::refill_warm`): often enough that an answer due at
+/// `quiet::REREAD_AGE` (6 s) is read again before its age (10 s); a look that finds nothing
+/// due costs a lock per app.
+pub const UPKEEP: Duration = Duration::from_secs(2);
 
 /// More signals than this between two reads: the app is rebuilding, read it afresh.
 const MAX_PENDING: usize = 4096;
@@ -183,6 +189,15 @@ pub struct Refill {
     pub limits: crate::tree::Limits,
 }
 
+/// A window whose kept answer nears its age ([`Warm::answers_due`]): the request it
+/// answered, to read it again in full.
+pub struct Reread {
+    pub owner: String,
+    pub path: String,
+    pub window: desktop_core::WindowInfo,
+    pub filters: desktop_core::Filters,
+}
+
 /// How long after drawing a scroll Chromium may still change which elements show.
 const SHOWING_LAG: Duration = Duration::from_millis(500);
 
@@ -252,6 +267,17 @@ impl Drop for App {
             l.abort();
         }
     }
+}
+
+tokio::task_local! {
+    /// Set while a read runs in the background ([`in_background`]).
+    static BACKGROUND: ();
+}
+
+/// Runs `read` as a read in the background (`LinuxDesktop::refill_warm`): it does not count
+/// as a read of its app, so an app nobody reads is still let go.
+pub async fn in_background<F: std::future::Future>(read: F) -> F::Output {
+    BACKGROUND.scope((), read).await
 }
 
 /// One app's warm state behind its own lock (`None` until first connected).
@@ -349,6 +375,9 @@ impl Warm {
         owner: &str,
         read: bool,
     ) -> Result<(Bus, AppCache), CallError> {
+        // A read in the background is no read of the app: it neither connects one let go
+        // nor keeps one nobody reads.
+        let read = read && BACKGROUND.try_with(|_| ()).is_err();
         let slot = self.slot(owner);
         let mut guard = slot.lock().await;
         if guard.is_none() && !read {
@@ -517,12 +546,7 @@ impl Warm {
         let (owner, path) = (r.root.owner(), r.root.path());
         // A hung app is told by a ping it does not answer at once, before anything waits
         // on it longer (the MCP server's calls wait for this walk).
-        let ping = main.call::<_, ()>(owner, crate::bus::ROOT_PATH, PEER, "Ping", &());
-        match tokio::time::timeout(crate::LIST_BUDGET, ping).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(e),
-            Err(_) => return Err(CallError::Timeout),
-        }
+        Self::answers(main, owner).await?;
         let (bus, cache) = self.app_as(main, owner, false).await?;
         let trust = cache.trust();
         let mut kept = self
@@ -532,6 +556,63 @@ impl Warm {
         crate::tree::read_subtree_with(&bus, &r.root, r.limits, cells, memo, Some(cache)).await?;
         self.keep(owner, path, kept, r.clone()).await;
         Ok(())
+    }
+
+    /// Kept answers due to be read again in full (`Answer::due`) of apps a read asked for
+    /// within `idle` and whose signals are trusted, skipping apps being read now.
+    pub fn answers_due(&self, idle: Duration) -> Vec<Reread> {
+        let slots: Vec<(String, Slot)> = {
+            let apps = self.apps.lock().unwrap_or_else(|e| e.into_inner());
+            apps.iter().map(|(o, s)| (o.clone(), s.clone())).collect()
+        };
+        let mut due = Vec::new();
+        for (owner, slot) in slots {
+            let Ok(guard) = slot.try_lock() else {
+                continue;
+            };
+            let Some(app) = guard.as_ref() else {
+                continue;
+            };
+            if !app.trusted() || app.used.elapsed() >= idle {
+                continue;
+            }
+            for (path, answer) in &app.answers {
+                if let Some((window, filters)) = answer.due() {
+                    due.push(Reread {
+                        owner: owner.clone(),
+                        path: path.clone(),
+                        window,
+                        filters,
+                    });
+                }
+            }
+        }
+        due
+    }
+
+    /// Takes the answer of `r` out, if it is still due (no read has replaced it since), for
+    /// a read in full ([`in_background`]) to keep a new one.
+    pub async fn take_due(&self, r: &Reread) -> bool {
+        let slot = self.slot(&r.owner);
+        let mut guard = slot.lock().await;
+        let Some(app) = guard.as_mut() else {
+            return false;
+        };
+        let due = app.answers.get(&r.path).and_then(|a| a.due()).is_some();
+        if due {
+            app.answers.remove(&r.path);
+        }
+        due
+    }
+
+    /// Whether `owner` answers a ping within [`crate::LIST_BUDGET`]: a hung app is told
+    /// before anything in the background waits on it longer.
+    pub async fn answers(main: &Bus, owner: &str) -> Result<(), CallError> {
+        let ping = main.call::<_, ()>(owner, crate::bus::ROOT_PATH, PEER, "Ping", &());
+        match tokio::time::timeout(crate::LIST_BUDGET, ping).await {
+            Ok(result) => result,
+            Err(_) => Err(CallError::Timeout),
+        }
     }
 
     /// Drops the mirror a refill was for (the refill failed or took too long), when no read

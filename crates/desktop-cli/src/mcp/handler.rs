@@ -42,8 +42,9 @@ macro_rules! on_desktop {
 
 /// Longest a call may run: hosts cancel at about 60 s.
 const CALL_LIMIT: Duration = Duration::from_secs(55);
-/// How often the desktop's upkeep runs between calls.
-const UPKEEP: Duration = Duration::from_secs(10);
+/// How often the desktop's upkeep runs between calls (a look that finds nothing to do
+/// costs next to nothing).
+const UPKEEP: Duration = Duration::from_secs(2);
 /// A whole tool result stays under this (hosts reject results over 1 MB).
 const MAX_IMAGE_BYTES: usize = 700 * 1024;
 
@@ -141,8 +142,9 @@ impl Server {
     }
 
     /// Every [`UPKEEP`], while no call runs, the desktop's upkeep (`Desktop::upkeep`: on
-    /// Linux the window mirrors of apps read in the last 30 s walked afresh before they
-    /// age, so no read pays for that walk); a call that comes meanwhile waits for it.
+    /// Linux the quiet windows' answers read again in full and the window mirrors walked
+    /// afresh, of apps read in the last 30 s, before they age, so no read pays for that);
+    /// a call that comes meanwhile waits for it.
     pub async fn upkeep(self) {
         let mut tick = tokio::time::interval(UPKEEP);
         loop {
