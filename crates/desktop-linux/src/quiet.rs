@@ -149,8 +149,13 @@ impl Answer {
     /// background ([`REREAD_AGE`]): only one that lasts [`MAX_AGE`] (a window that animates
     /// keeps what it learned of its drawing from answer to answer, on the reads' path).
     pub fn due(&self) -> Option<(WindowInfo, Filters)> {
-        (self.max_age() == MAX_AGE && self.at.elapsed() >= REREAD_AGE)
+        self.is_due()
             .then(|| (self.window.clone(), self.filters.clone()))
+    }
+
+    /// Whether it is due to be read again in full in the background ([`Answer::due`]).
+    pub fn is_due(&self) -> bool {
+        self.max_age() == MAX_AGE && self.at.elapsed() >= REREAD_AGE
     }
 
     /// How long it may be given again after its full read ([`MAX_AGE`], [`LOOSE_AGE`]).

@@ -504,34 +504,44 @@ impl Warm {
     /// (those [`Warm::sweep`] keeps) and whose mirrors reads use, skipping apps being read
     /// now.
     pub fn aging(&self, idle: Duration) -> Vec<Refill> {
-        let slots: Vec<Slot> = {
-            let apps = self.apps.lock().unwrap_or_else(|e| e.into_inner());
-            apps.values().cloned().collect()
-        };
         let mut due = Vec::new();
-        for slot in slots {
-            let Ok(guard) = slot.try_lock() else {
-                continue;
-            };
-            let Some(app) = guard.as_ref() else {
-                continue;
-            };
+        self.each_in_use(idle, |_, app| {
             // Where the toolkit's signals are not trusted every read walks afresh anyway.
             let mirrored = app
                 .cache
                 .as_ref()
                 .is_some_and(|c| c.trust() != Trust::Nothing);
-            if !app.trusted() || !mirrored || app.used.elapsed() >= idle {
-                continue;
+            if mirrored {
+                due.extend(
+                    app.mirrors
+                        .values()
+                        .filter(|m| m.filled.elapsed() >= REFILL_AGE)
+                        .map(|m| m.redo.clone()),
+                );
             }
-            due.extend(
-                app.mirrors
-                    .values()
-                    .filter(|m| m.filled.elapsed() >= REFILL_AGE)
-                    .map(|m| m.redo.clone()),
-            );
-        }
+        });
         due
+    }
+
+    /// Calls `f` with each app (and its owner) a read asked for within `idle` whose signals
+    /// are trusted, skipping apps being read now: those whose state is kept up to date in
+    /// the background.
+    fn each_in_use(&self, idle: Duration, mut f: impl FnMut(&str, &App)) {
+        let slots: Vec<(String, Slot)> = {
+            let apps = self.apps.lock().unwrap_or_else(|e| e.into_inner());
+            apps.iter().map(|(o, s)| (o.clone(), s.clone())).collect()
+        };
+        for (owner, slot) in slots {
+            let Ok(guard) = slot.try_lock() else {
+                continue;
+            };
+            if let Some(app) = guard
+                .as_ref()
+                .filter(|a| a.trusted() && a.used.elapsed() < idle)
+            {
+                f(&owner, app);
+            }
+        }
     }
 
     /// Walks the window of `r` afresh into a new mirror, as a read past [`MAX_AGE`] would,
@@ -561,32 +571,19 @@ impl Warm {
     /// Kept answers due to be read again in full (`Answer::due`) of apps a read asked for
     /// within `idle` and whose signals are trusted, skipping apps being read now.
     pub fn answers_due(&self, idle: Duration) -> Vec<Reread> {
-        let slots: Vec<(String, Slot)> = {
-            let apps = self.apps.lock().unwrap_or_else(|e| e.into_inner());
-            apps.iter().map(|(o, s)| (o.clone(), s.clone())).collect()
-        };
         let mut due = Vec::new();
-        for (owner, slot) in slots {
-            let Ok(guard) = slot.try_lock() else {
-                continue;
-            };
-            let Some(app) = guard.as_ref() else {
-                continue;
-            };
-            if !app.trusted() || app.used.elapsed() >= idle {
-                continue;
-            }
+        self.each_in_use(idle, |owner, app| {
             for (path, answer) in &app.answers {
                 if let Some((window, filters)) = answer.due() {
                     due.push(Reread {
-                        owner: owner.clone(),
+                        owner: owner.to_string(),
                         path: path.clone(),
                         window,
                         filters,
                     });
                 }
             }
-        }
+        });
         due
     }
 
@@ -598,7 +595,7 @@ impl Warm {
         let Some(app) = guard.as_mut() else {
             return false;
         };
-        let due = app.answers.get(&r.path).and_then(|a| a.due()).is_some();
+        let due = app.answers.get(&r.path).is_some_and(Answer::is_due);
         if due {
             app.answers.remove(&r.path);
         }

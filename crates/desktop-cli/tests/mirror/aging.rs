@@ -85,6 +85,28 @@ fn kept_again(env: &Env) -> (serde_json::Value, Result<(), String>) {
     (data, again)
 }
 
+/// The keeper's read of the quiet window `after` the moment it was `answered` again last
+/// must give its answer again, equal to a fresh read; `why` ends the failure's message.
+fn given_again(env: &Env, answered: Instant, after: Duration, why: &str) {
+    std::thread::sleep(after.saturating_sub(answered.elapsed()));
+    let again = match kept_again(env) {
+        (again, Ok(())) => again,
+        (_, Err(timing)) => panic!(
+            "the keeper read the quiet window in full {:.1} s after it last answered it \
+             again{why}: {}",
+            answered.elapsed().as_secs_f64(),
+            timing.trim()
+        ),
+    };
+    let fresh = env.fresh(QUIET);
+    assert!(
+        elements(&again) == elements(&fresh),
+        "the answer given again {:.1} s later differs from a fresh read: {}",
+        answered.elapsed().as_secs_f64(),
+        first_difference(&elements(&again), &elements(&fresh))
+    );
+}
+
 pub fn answer_lasts_a_turn(env: &Env) {
     // In front: drawing under another window is not seen, so a covered one is read in full.
     let run = env.desk.lock().unwrap().cli(&["focus", "--window", QUIET]);
@@ -98,39 +120,14 @@ pub fn answer_lasts_a_turn(env: &Env) {
         || kept_again(env).1.ok(),
     );
     let answered = Instant::now();
-    std::thread::sleep(Duration::from_millis(4500));
-    let again = match kept_again(env) {
-        (again, Ok(())) => again,
-        (_, Err(timing)) => panic!(
-            "the keeper read the quiet window in full {:.1} s after it last answered it again: {}",
-            answered.elapsed().as_secs_f64(),
-            timing.trim()
-        ),
-    };
-    let fresh = env.fresh(QUIET);
-    assert!(
-        elements(&again) == elements(&fresh),
-        "the answer given again {:.1} s later differs from a fresh read: {}",
-        answered.elapsed().as_secs_f64(),
-        first_difference(&elements(&again), &elements(&fresh))
-    );
+    given_again(env, answered, Duration::from_millis(4500), "");
     // Past that answer's age (10 s): the keeper has read the quiet window again in full in
     // the background meanwhile, so this read too is answered again.
-    std::thread::sleep(Duration::from_secs(14).saturating_sub(answered.elapsed()));
-    let again = match kept_again(env) {
-        (again, Ok(())) => again,
-        (_, Err(timing)) => panic!(
-            "the keeper read the quiet window in full {:.1} s after it last answered it \
-             again, past that answer's age (not read again in the background): {}",
-            answered.elapsed().as_secs_f64(),
-            timing.trim()
-        ),
-    };
-    let fresh = env.fresh(QUIET);
-    assert!(
-        elements(&again) == elements(&fresh),
-        "the answer read again in the background differs from a fresh read: {}",
-        first_difference(&elements(&again), &elements(&fresh))
+    given_again(
+        env,
+        answered,
+        Duration::from_secs(14),
+        ", past that answer's age (not read again in the background)",
     );
     // Then the window changes (a few elements, and its marker): the very next read of the
     // keeper, which waits for nothing, shows it as a fresh read does.
