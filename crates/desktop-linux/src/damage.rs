@@ -181,7 +181,10 @@ impl Drawn {
     /// of `area`; `None` when the server cannot tell (the window is gone). Drawing under
     /// such a window is not counted: nothing of it shows.
     pub fn covered(&self, window: u32, area: Rect) -> Option<bool> {
-        // The window's ancestor among the root's children (its frame, under a window manager).
+        // The window's ancestor among the root's children (its frame, under a window
+        // manager); the root's children asked at once, so a window the root holds costs one
+        // round trip.
+        let roots = self.conn.query_tree(self.root).ok()?;
         let mut top = window;
         for _ in 0..8 {
             let tree = self.conn.query_tree(top).ok()?.reply().ok()?;
@@ -190,7 +193,7 @@ impl Drawn {
             }
             top = tree.parent;
         }
-        let tree = self.conn.query_tree(self.root).ok()?.reply().ok()?;
+        let tree = roots.reply().ok()?;
         // Bottom first: what follows the window is above it.
         let above = tree.children.iter().skip_while(|&&w| w != top).skip(1);
         let asked: Vec<_> = above

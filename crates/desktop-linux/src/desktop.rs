@@ -189,7 +189,10 @@ impl Desktop for LinuxDesktop {
     /// else the root window; none without X.
     fn displays(&self) -> Vec<desktop_core::backend::Display> {
         match (&self.x, &self.wl) {
-            (Some(x), _) => x.displays(),
+            (Some(x), _) => match self.warm.as_ref().and_then(|w| w.tops.as_ref()) {
+                Some(tops) => tops.displays(x),
+                None => x.displays(),
+            },
             (None, Some(wl)) => wl.displays(),
             (None, None) => Vec::new(),
         }

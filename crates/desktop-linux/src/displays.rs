@@ -32,9 +32,9 @@ impl X {
         self.displays_from().0
     }
 
-    /// The displays and where they came from. Asked anew on every call (one round trip,
-    /// two without RandR 1.5): a long-lived process (the MCP server) sees monitors plugged
-    /// in or moved since it connected.
+    /// The displays and where they came from. Asked anew on every call (a few round trips),
+    /// so monitors plugged in or moved since connecting are seen; a long-lived process
+    /// keeps the answer while the server tells of no change (`tops::Tops::displays`).
     pub fn displays_from(&self) -> (Vec<Display>, Source) {
         let version = self.randr_version();
         if version >= Some((1, 5)) {

@@ -228,6 +228,16 @@ impl LinuxDesktop {
         }
     }
 
+    /// [`LinuxDesktop::tops`] and the focused one of them.
+    fn tops_focused(&self) -> Result<(Vec<x11::XWindow>, Option<u32>)> {
+        if let (Some(x), Some(tops)) = (&self.x, self.warm.as_ref().and_then(|w| w.tops.as_ref())) {
+            return tops.windows_focused(x);
+        }
+        let tops = self.tops()?;
+        let focused = self.focused_of(&tops);
+        Ok((tops, focused))
+    }
+
     /// The whole screen's box, where the window system tells it.
     pub(crate) fn screen_box(&self) -> Option<desktop_core::Rect> {
         match (&self.x, &self.wl) {
@@ -394,8 +404,7 @@ impl LinuxDesktop {
     /// All windows, joined with X, narrowed to what `target` can match. `budget` bounds
     /// each app's answer when the caller only browses.
     async fn all_windows(&self, target: &Target, budget: Option<Duration>) -> Result<WindowList> {
-        let xwins = self.tops()?;
-        let focused = self.focused_of(&xwins);
+        let (xwins, focused) = self.tops_focused()?;
         self.windows_among(target, budget, xwins, focused).await
     }
 
@@ -429,12 +438,7 @@ impl LinuxDesktop {
         let (apps, generation, tops) = tokio::join!(
             apps::registered_names(&self.bus),
             warm.windows.generation(&self.bus),
-            async {
-                self.tops().map(|tops| {
-                    let focused = self.focused_of(&tops);
-                    (tops, focused)
-                })
-            }
+            async { self.tops_focused() }
         );
         let (tops, focused) = tops?;
         let stamp = match (apps, generation) {

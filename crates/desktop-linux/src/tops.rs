@@ -10,14 +10,20 @@
 //! and box (`StructureNotify` and `PropertyChange` on each one). Any event at all has the
 //! list built again; one round trip (whose answer comes after every event sent before it)
 //! tells that none came. A thread takes in what waits once a second, so an idle process's
-//! events never pile up in the server.
+//! events never pile up in the server. The focused window is kept with the list where the
+//! server tells of its change: the active window is the root's property, and focus leaving
+//! a top-level's windows is told to it (`FocusChange` on the root and on each window). So
+//! are the displays: RandR tells of changed outputs and CRTCs, and of monitors defined or
+//! deleted by a `ConfigureNotify` on the root (`StructureNotify`).
 
 use crate::x11::{x_err, XWindow, X};
+use desktop_core::backend::Display;
 use desktop_core::Result;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use x11rb::connection::Connection;
+use x11rb::protocol::randr::{ConnectionExt as _, NotifyMask};
 use x11rb::protocol::xproto::{ChangeWindowAttributesAux, ConnectionExt, EventMask, Window};
 use x11rb::rust_connection::RustConnection;
 
@@ -45,6 +51,9 @@ struct Inner {
 #[derive(Default)]
 struct Kept {
     list: Option<(Vec<XWindow>, Instant)>,
+    /// The focused one of the kept list, where the server would tell of its change.
+    focus: Option<Option<u32>>,
+    displays: Option<(Vec<Display>, Instant)>,
     /// Windows whose changes this connection is told of.
     watched: HashSet<Window>,
 }
@@ -61,11 +70,25 @@ impl Tops {
         let display = std::env::var("DISPLAY").ok()?;
         let (conn, screen) = x11rb::connect(Some(&display)).ok()?;
         let root = conn.setup().roots[screen].root;
-        let mask = EventMask::SUBSTRUCTURE_NOTIFY | EventMask::PROPERTY_CHANGE;
+        let mask = EventMask::SUBSTRUCTURE_NOTIFY
+            | EventMask::STRUCTURE_NOTIFY
+            | EventMask::PROPERTY_CHANGE
+            | EventMask::FOCUS_CHANGE;
         conn.change_window_attributes(root, &ChangeWindowAttributesAux::new().event_mask(mask))
             .ok()?
             .check()
             .ok()?;
+        // Without RandR the displays are the root window, whose changes are told above.
+        let randr = conn
+            .randr_query_version(1, 5)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .is_some();
+        if randr {
+            let mask =
+                NotifyMask::SCREEN_CHANGE | NotifyMask::CRTC_CHANGE | NotifyMask::OUTPUT_CHANGE;
+            conn.randr_select_input(root, mask).ok()?.check().ok()?;
+        }
         let inner = Arc::new(Inner {
             conn,
             kept: Mutex::default(),
@@ -81,7 +104,45 @@ impl Tops {
     /// What [`X::windows`] answers now, from the list kept if nothing changed since it was
     /// built.
     pub fn windows(&self, x: &X) -> Result<Vec<XWindow>> {
-        self.inner.windows(x)
+        let mut kept = self.inner.kept.lock().unwrap_or_else(|e| e.into_inner());
+        self.inner.windows(&mut kept, x)
+    }
+
+    /// [`Tops::windows`] and the focused one of them ([`X::focused`]).
+    pub fn windows_focused(&self, x: &X) -> Result<(Vec<XWindow>, Option<u32>)> {
+        let mut kept = self.inner.kept.lock().unwrap_or_else(|e| e.into_inner());
+        let list = self.inner.windows(&mut kept, x)?;
+        if kept.list.is_none() {
+            let focused = x.focused(&list);
+            return Ok((list, focused));
+        }
+        if let Some(focused) = kept.focus {
+            return Ok((list, focused));
+        }
+        // Asked after the round trip that found the list quiet: a change from then on is
+        // told by the next one.
+        let (focused, told) = x.focused_told(&list);
+        if told {
+            kept.focus = Some(focused);
+        }
+        Ok((list, focused))
+    }
+
+    /// What [`X::displays`] answers now, kept while the server tells of no change.
+    pub fn displays(&self, x: &X) -> Vec<Display> {
+        let mut kept = self.inner.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.inner.quiet() {
+            kept.forget();
+        }
+        match &kept.displays {
+            Some((displays, at)) if at.elapsed() < MAX_AGE => displays.clone(),
+            _ => {
+                // Asked after the round trip: a change from then on is told by the next.
+                let displays = x.displays();
+                kept.displays = Some((displays.clone(), Instant::now()));
+                displays
+            }
+        }
     }
 }
 
@@ -96,10 +157,10 @@ fn drain(inner: &Weak<Inner>) {
         let mut kept = inner.kept.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             match inner.conn.poll_for_event() {
-                Ok(Some(_)) => kept.list = None,
+                Ok(Some(_)) => kept.forget(),
                 Ok(None) => break,
                 Err(_) => {
-                    kept.list = None;
+                    kept.forget();
                     return;
                 }
             }
@@ -107,16 +168,23 @@ fn drain(inner: &Weak<Inner>) {
     }
 }
 
+impl Kept {
+    fn forget(&mut self) {
+        self.list = None;
+        self.focus = None;
+        self.displays = None;
+    }
+}
+
 impl Inner {
-    fn windows(&self, x: &X) -> Result<Vec<XWindow>> {
-        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+    fn windows(&self, kept: &mut Kept, x: &X) -> Result<Vec<XWindow>> {
         let quiet = self.quiet();
         if let Some((list, at)) = kept.list.as_ref() {
             if quiet && at.elapsed() < MAX_AGE {
                 return Ok(list.clone());
             }
         }
-        kept.list = None;
+        kept.forget();
         let ids = x.top_ids()?;
         // Watched before they are asked about: whatever changes after is told.
         let new: Vec<Window> = ids
@@ -160,7 +228,8 @@ impl Inner {
     /// server handled it (a window already gone answers with an error event, which counts
     /// as a change at the next call).
     fn watch(&self, windows: &[Window]) -> Result<()> {
-        let mask = EventMask::STRUCTURE_NOTIFY | EventMask::PROPERTY_CHANGE;
+        let mask =
+            EventMask::STRUCTURE_NOTIFY | EventMask::PROPERTY_CHANGE | EventMask::FOCUS_CHANGE;
         let aux = ChangeWindowAttributesAux::new().event_mask(mask);
         for &w in windows {
             self.conn.change_window_attributes(w, &aux).map_err(x_err)?;

@@ -361,7 +361,16 @@ impl X {
     /// The top-level window with keyboard focus: `_NET_ACTIVE_WINDOW` under a window manager,
     /// else the X input focus, else (focus follows the pointer) the window under the pointer.
     pub fn focused(&self, tops: &[XWindow]) -> Option<u32> {
+        self.focused_told(tops).0
+    }
+
+    /// [`X::focused`], and whether the server tells of its change a client watching the
+    /// root's properties and each of `tops` for focus changes (`tops::Tops`): always but
+    /// where the pointer decided, or the server could not be asked.
+    pub fn focused_told(&self, tops: &[XWindow]) -> (Option<u32>, bool) {
         let is_top = |w: u32| tops.iter().any(|t| t.id == w);
+        // A window manager coming or going, and the active window, are the root's
+        // properties.
         if self.has_wm() {
             let active = self
                 .conn
@@ -373,24 +382,37 @@ impl X {
                     0,
                     1,
                 )
-                .ok()?
-                .reply()
-                .ok()?
-                .value32()
-                .and_then(|mut v| v.next());
+                .ok()
+                .and_then(|c| c.reply().ok())
+                .and_then(|r| r.value32().and_then(|mut v| v.next()));
             if let Some(w) = active.filter(|w| is_top(*w)) {
-                return Some(w);
+                return (Some(w), true);
             }
         }
-        let focus = self.conn.get_input_focus().ok()?.reply().ok()?.focus;
+        let Some(focus) = self
+            .conn
+            .get_input_focus()
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .map(|r| r.focus)
+        else {
+            return (None, false);
+        };
         // 0 is None, 1 is PointerRoot: keyboard input goes to the window under the pointer.
+        // Focus that leaves a top-level's windows is told to it (FocusOut); moving among
+        // them changes nothing here.
         if focus > 1 {
             if let Some(top) = self.top_level_of(focus, &is_top) {
-                return Some(top);
+                return (Some(top), true);
             }
         }
-        let child = self.conn.query_pointer(self.root).ok()?.reply().ok()?.child;
-        (child != 0 && is_top(child)).then_some(child)
+        let child = self
+            .conn
+            .query_pointer(self.root)
+            .ok()
+            .and_then(|c| c.reply().ok())
+            .map(|r| r.child);
+        (child.filter(|&c| c != 0 && is_top(c)), false)
     }
 
     fn top_level_of(&self, mut w: u32, is_top: &impl Fn(u32) -> bool) -> Option<u32> {

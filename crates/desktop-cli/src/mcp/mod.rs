@@ -74,9 +74,12 @@ pub async fn run(o: Options) -> Result<()> {
 async fn serve(server: Server, o: &Options) -> Result<()> {
     match &o.http {
         None => {
-            let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| {
-                Error::new(ErrorCode::Internal, format!("MCP handshake failed: {e}"))
-            })?;
+            let running = server
+                .serve(rmcp::transport::stdio_pipes())
+                .await
+                .map_err(|e| {
+                    Error::new(ErrorCode::Internal, format!("MCP handshake failed: {e}"))
+                })?;
             running
                 .waiting()
                 .await

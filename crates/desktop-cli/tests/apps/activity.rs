@@ -47,9 +47,14 @@ pub(crate) struct McpSession {
 
 impl McpSession {
     pub(crate) fn start(env: &Env) -> McpSession {
+        McpSession::start_with(env.desk.env())
+    }
+
+    /// A server on the desktop these variables name.
+    pub(crate) fn start_with(vars: &[(String, String)]) -> McpSession {
         let mut child = Command::new(BIN)
             .arg("mcp")
-            .envs(env.desk.env().iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .envs(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .env_remove("AT_SPI_BUS_ADDRESS")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -1,7 +1,9 @@
 //! Displays from RandR: monitors defined with `xrandr --setmonitor` on a sandbox of the
 //! test's own (the shared desktop's screen stays as the other tests expect it), seen by
-//! `doctor` and by screenshots, whose whole screen is the displays' union.
+//! `doctor` and by screenshots, whose whole screen is the displays' union, and by an MCP
+//! server that lived through every change (it keeps the displays between calls).
 
+use crate::activity::McpSession;
 use crate::{Env, Test};
 use serde_json::{json, Value};
 use std::process::Command;
@@ -112,6 +114,18 @@ impl Drop for Second<'_> {
     }
 }
 
+/// The displays as `mcp`'s `list_displays` tool answers them: box, then whether primary.
+fn served(mcp: &mut McpSession) -> Vec<(Value, bool)> {
+    let r = mcp.call("list_displays", json!({}));
+    let listed = &r["result"]["structuredContent"]["displays"];
+    listed
+        .as_array()
+        .unwrap_or_else(|| panic!("no displays: {r}"))
+        .iter()
+        .map(|d| (d["bounds"].clone(), d["primary"] == true))
+        .collect()
+}
+
 fn randr_monitors(env: &Env) {
     let up = env
         .desk
@@ -145,6 +159,10 @@ fn randr_monitors(env: &Env) {
         "displays from RandR monitors: 1280x800+0+0 primary"
     );
     assert_eq!(second.shot(None), (json!([0, 0, 1280, 800]), (1280, 800)));
+    let mut mcp = McpSession::start_with(&second.vars);
+    assert_eq!(served(&mut mcp), [(json!([0, 0, 1280, 800]), true)]);
+    // Asked again, unchanged: from what the server kept.
+    assert_eq!(served(&mut mcp), [(json!([0, 0, 1280, 800]), true)]);
 
     // Two monitors side by side, short of the screen's right and bottom edges. The left
     // one takes the output, which retires the output's own monitor (else it would still
@@ -154,6 +172,14 @@ fn randr_monitors(env: &Env) {
     assert_eq!(
         second.doctor_displays(),
         "displays from RandR monitors: 800x600+0+0 primary, 400x500+800+0"
+    );
+    assert_eq!(
+        served(&mut mcp),
+        [
+            (json!([0, 0, 800, 600]), true),
+            (json!([800, 0, 400, 500]), false)
+        ],
+        "the server sees monitors defined since it last looked"
     );
     // The whole screen is their union, not the root window.
     assert_eq!(second.shot(None), (json!([0, 0, 1200, 600]), (1200, 600)));
@@ -169,6 +195,13 @@ fn randr_monitors(env: &Env) {
         second.doctor_displays(),
         "displays from RandR monitors: 400x500+800+0 primary, 800x600+0+0"
     );
+    assert_eq!(
+        served(&mut mcp),
+        [
+            (json!([800, 0, 400, 500]), true),
+            (json!([0, 0, 800, 600]), false)
+        ]
+    );
 
     // Gone again: the output's own monitor is back, and with it the whole root window.
     second.delete_monitor("RIGHT");
@@ -177,5 +210,11 @@ fn randr_monitors(env: &Env) {
         second.doctor_displays(),
         "displays from RandR monitors: 1280x800+0+0 primary"
     );
+    assert_eq!(served(&mut mcp), [(json!([0, 0, 1280, 800]), true)]);
     assert_eq!(second.shot(None), (json!([0, 0, 1280, 800]), (1280, 800)));
+    // Redefined right after the server looked, no other call between.
+    second.set_monitor("*LEFT", "640/169x800/211+0+0", &output);
+    assert_eq!(served(&mut mcp), [(json!([0, 0, 640, 800]), true)]);
+    second.delete_monitor("LEFT");
+    assert_eq!(served(&mut mcp), [(json!([0, 0, 1280, 800]), true)]);
 }

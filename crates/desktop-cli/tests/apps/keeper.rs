@@ -279,8 +279,9 @@ fn windows(desk: &Desk, direct: bool) -> Value {
 
 /// The keeper keeps its list of top-level windows while the X server tells of no change:
 /// a window moved, hidden, shown or opened by another program (xdotool, a new app)
-/// shows in the very next list, back to back, as a process listing by itself sees it; with
-/// and without a window manager (which puts each window in a frame of its own).
+/// shows in the very next list, back to back, as a process listing by itself sees it, and so
+/// does the focus moved; with and without a window manager (which puts each window in a
+/// frame of its own).
 fn outside_changes(_: &Env) {
     for options in [&[][..], &["--wm"][..]] {
         let mut desk = Desk::start_with(BIN, options);
@@ -300,13 +301,13 @@ fn outside_changes(_: &Env) {
                 .find(|w| w["id"].as_u64() == Some(id))
                 .cloned()
         };
-        let xdotool = |args: &[&str]| {
+        let xdotool = |desk: &Desk, args: &[&str]| {
             let out = desk.run_with_env("xdotool", args, None, false);
             assert!(out.status.success(), "xdotool {args:?}: {out:?}");
         };
         // Twice unchanged: the second from the kept list.
         assert_eq!(windows(&desk, false), windows(&desk, false));
-        xdotool(&["windowmove", "--sync", &ids, "123", "77"]);
+        xdotool(&desk, &["windowmove", "--sync", &ids, "123", "77"]);
         let kept = windows(&desk, false);
         let direct = windows(&desk, true);
         assert_eq!(kept, direct, "{options:?}: moved");
@@ -319,7 +320,7 @@ fn outside_changes(_: &Env) {
         // Moved back while nothing lists: the keeper's drain takes the event in (once a
         // second), and the list it kept must still go.
         let there = form(&direct).map(|w| w["bounds"].clone());
-        xdotool(&["windowmove", "--sync", &ids, "0", "0"]);
+        xdotool(&desk, &["windowmove", "--sync", &ids, "0", "0"]);
         std::thread::sleep(Duration::from_millis(1500));
         let kept = windows(&desk, false);
         assert_ne!(
@@ -328,11 +329,11 @@ fn outside_changes(_: &Env) {
             "{options:?}: moved back: {kept}"
         );
         assert_eq!(kept, windows(&desk, true), "{options:?}: moved back");
-        xdotool(&["windowunmap", "--sync", &ids]);
+        xdotool(&desk, &["windowunmap", "--sync", &ids]);
         let kept = windows(&desk, false);
         assert_eq!(form(&kept), None, "{options:?}: hidden: {kept}");
         assert_eq!(kept, windows(&desk, true), "{options:?}: hidden");
-        xdotool(&["windowmap", "--sync", &ids]);
+        xdotool(&desk, &["windowmap", "--sync", &ids]);
         let kept = windows(&desk, false);
         assert!(form(&kept).is_some(), "{options:?}: shown: {kept}");
         assert_eq!(kept, windows(&desk, true), "{options:?}: shown");
@@ -344,5 +345,43 @@ fn outside_changes(_: &Env) {
             kept.as_array().unwrap().len() > all.as_array().unwrap().len(),
             "{options:?}: opened: {kept}"
         );
+        // The focus moved by another program, back and forth: the keeper's list and a read
+        // of the focused window follow at once.
+        let qt = kept
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["title"] == "Qt Form")
+            .and_then(|w| w["id"].as_u64())
+            .unwrap_or_else(|| panic!("{options:?}: no Qt form: {kept}"));
+        let focus = if options.is_empty() {
+            "windowfocus"
+        } else {
+            "windowactivate"
+        };
+        for (to, title) in [(qt, "Qt Form"), (id, "GTK Form"), (qt, "Qt Form")] {
+            xdotool(&desk, &[focus, "--sync", &to.to_string()]);
+            assert_eq!(focused(&desk, false), Some(to), "{options:?}: to {title}");
+            assert_eq!(focused(&desk, true), Some(to), "{options:?}: to {title}");
+            let read = desk.cli(&["read", "--timing"]);
+            assert!(read.stderr.contains("timing: keeper"), "{}", read.stderr);
+            assert_eq!(read.data()["window"]["title"], title, "{options:?}");
+        }
     }
+}
+
+/// The id of the window listed as focused.
+fn focused(desk: &Desk, direct: bool) -> Option<u64> {
+    let run = if direct {
+        desk.cli_with(&["list"], &[("DESKTOP_CLI_DIRECT", "1")])
+    } else {
+        desk.cli(&["list"])
+    };
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let list = run.data()["windows"].clone();
+    let all = list.as_array()?;
+    let mut focused = all.iter().filter(|w| w["focused"] == true);
+    let one = focused.next()?["id"].as_u64();
+    assert!(focused.next().is_none(), "two focused: {list}");
+    one
 }
