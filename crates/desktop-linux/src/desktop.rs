@@ -305,9 +305,9 @@ pub(crate) async fn read_window_with(
     };
     let mut seen = None;
     let mut drew = None;
-    // Whether the window drew what its boxes could not explain: its pixels are kept with
-    // the answer, to tell next time what such drawing changed.
-    let mut unexplained = false;
+    // When the window was seen drawing what its boxes could not explain, if lately: its
+    // pixels are kept with the answer, to tell next time what such drawing changed.
+    let mut unexplained = None;
     // What the last answer learned of where the window draws without end, handed on.
     let mut restless = crate::pixels::Restless::default();
     let mut known = known;
@@ -327,8 +327,9 @@ pub(crate) async fn read_window_with(
                         .map_or(States::empty(), tree::AppCache::derived),
                     x: d.x.as_ref(),
                 };
-                // Once such drawing was seen, the pixels are kept with every answer after.
-                unexplained = answer.has_pixels();
+                // Once such drawing was seen, the pixels are kept with the answers after
+                // for a while.
+                unexplained = answer.unexplained_lately();
                 match quiet::again(&bus, drawn, answer, asked).await {
                     quiet::Outcome::Again(again) => {
                         let (mut data, answer) = *again;
@@ -346,7 +347,7 @@ pub(crate) async fn read_window_with(
                         restless = r;
                         timing.push(("drew", 1.0));
                         drew = Some(at);
-                        unexplained = true;
+                        unexplained = Some(Instant::now());
                         w.restate(owner, path).await;
                         let (_, cache) = w
                             .app_afresh(&d.bus, owner)
@@ -356,7 +357,7 @@ pub(crate) async fn read_window_with(
                     }
                     quiet::Outcome::Drew(_, r) => {
                         restless = r;
-                        unexplained = true;
+                        unexplained = Some(Instant::now());
                     }
                     quiet::Outcome::Read(r) => restless = r,
                 }
@@ -367,7 +368,7 @@ pub(crate) async fn read_window_with(
     // Captured after the drawing's count and before the read: whatever changes meanwhile
     // is drawn after that count, so compared next time.
     let t = Instant::now();
-    let pixels = match (&d.x, seen.is_some() && unexplained) {
+    let pixels = match (&d.x, seen.is_some() && unexplained.is_some()) {
         (Some(x), true) => quiet::shown(&window, d.screen()).and_then(|a| x.capture(a).ok()),
         _ => None,
     };
@@ -479,6 +480,7 @@ pub(crate) async fn read_window_with(
                 shift: shift.unwrap_or((0, 0)),
                 drew,
                 pixels,
+                unexplained,
                 restless,
             };
             let answer = quiet::Answer::new(seen, &data);

@@ -49,6 +49,12 @@ const REREAD_AGE: Duration = Duration::from_secs(6);
 /// one that appears exactly where the window animates, goes unseen until then.
 const LOOSE_AGE: Duration = Duration::from_secs(3);
 
+/// The window's pixels are kept with its answers while it was seen drawing what its boxes
+/// do not explain within this long; then the next full read lets them go, and with them
+/// the [`LOOSE_AGE`]. A window that scrolled once (Chromium's page) is answered like any
+/// other once it holds still; should it draw so again, that read is full and keeps them.
+const PIXELS_KEPT: Duration = Duration::from_secs(10);
+
 /// After drawing nothing explained, the window is read in full (as if drawn again) for this
 /// long: Chromium marks what a scroll hid a little after it draws the scroll, silently.
 const SETTLE: Duration = Duration::from_millis(500);
@@ -79,6 +85,8 @@ pub struct Answer {
     /// The window's pixels just before it was read, where it draws what its boxes do not
     /// explain (`pixels`).
     pixels: Option<Capture>,
+    /// When such drawing was last seen, where the pixels are kept.
+    unexplained: Option<Instant>,
     /// Where it draws without end what no element holds.
     restless: Restless,
     at: Instant,
@@ -95,6 +103,8 @@ pub struct Seen<'a> {
     pub drew: Option<Instant>,
     /// The window's shown part captured after `drawn` was taken and before the read.
     pub pixels: Option<Capture>,
+    /// When drawing the boxes do not explain was last seen, with `pixels`.
+    pub unexplained: Option<Instant>,
     /// What the last answer of the window learned of where it draws without end, and the
     /// drawing found unexplained since, to learn from ([`Outcome`]).
     pub restless: Restless,
@@ -139,6 +149,7 @@ impl Answer {
             reshaped: Some(HashSet::new()),
             shift: seen.shift,
             drew: seen.drew,
+            unexplained: seen.unexplained.filter(|_| seen.pixels.is_some()),
             pixels: seen.pixels,
             restless,
             at: Instant::now(),
@@ -167,10 +178,12 @@ impl Answer {
         }
     }
 
-    /// Whether the window's pixels were kept with it: it drew what its boxes could not
-    /// explain, and may again.
-    pub fn has_pixels(&self) -> bool {
-        self.pixels.is_some()
+    /// When the window was last seen drawing what its boxes could not explain, where its
+    /// pixels were kept with the answer and that was within [`PIXELS_KEPT`]: the next
+    /// answer keeps them too, as it may draw so again.
+    pub fn unexplained_lately(&self) -> Option<Instant> {
+        self.unexplained
+            .filter(|at| self.pixels.is_some() && at.elapsed() < PIXELS_KEPT)
     }
 
     /// The app's counts of signals it was read (or last asked about) at.
@@ -366,6 +379,9 @@ pub async fn again(bus: &Bus, drawn: &Drawn, mut answer: Answer, asked: Asked<'_
                 }
             });
         }
+    }
+    if by_pixels > 0 {
+        answer.unexplained = Some(Instant::now());
     }
     // As good as a read now: what is drawn and signalled later is compared from here.
     answer.drawn = asked.drawn;

@@ -3,7 +3,8 @@
 //! before that, in the background, so such a read never pays for the walk from scratch
 //! itself. And a quiet window's last answer lasts past an agent's turn (`quiet`: 10 s where
 //! the window draws only what its boxes explain) and is read again in the background before
-//! that, yet a change then is seen at once.
+//! that, yet a change then is seen at once. A window that drew once what its boxes do not
+//! explain has its pixels kept with its answers (which then last 3 s) for a while only.
 
 use super::{elements, first_difference, kept_on, shows, Driver, Env};
 use desktop_testkit::wait_until;
@@ -107,18 +108,23 @@ fn given_again(env: &Env, answered: Instant, after: Duration, why: &str) {
     );
 }
 
-pub fn answer_lasts_a_turn(env: &Env) {
-    // In front: drawing under another window is not seen, so a covered one is read in full.
+/// Brings the quiet window to the front and waits until the keeper answers it again. In
+/// front: drawing under another window is not seen, so a covered one is read in full.
+fn answered_in_front(env: &Env) {
     let run = env.desk.lock().unwrap().cli(&["focus", "--window", QUIET]);
     assert_eq!(run.code, 0, "focus the window: {}", run.stdout);
-    // A model's turn after the window was last answered again, past the 3 s an answer
-    // lasted before (and still lasts where a window animates), the window unchanged: given
-    // again.
     wait_until(
         Duration::from_secs(5),
         "the keeper to answer the quiet window again",
         || kept_again(env).1.ok(),
     );
+}
+
+pub fn answer_lasts_a_turn(env: &Env) {
+    // A model's turn after the window was last answered again, past the 3 s an answer
+    // lasted before (and still lasts where a window animates), the window unchanged: given
+    // again.
+    answered_in_front(env);
     let answered = Instant::now();
     given_again(env, answered, Duration::from_millis(4500), "");
     // Past that answer's age (10 s): the keeper has read the quiet window again in full in
@@ -155,4 +161,42 @@ pub fn answer_lasts_a_turn(env: &Env) {
         );
         break;
     }
+}
+
+/// The keeper's read of the quiet window, once it is a full one: whether it kept the
+/// window's pixels (its `--timing` says `capture=`).
+fn full_read(env: &Env) -> Option<bool> {
+    match kept_again(env) {
+        (_, Err(timing)) => Some(timing.contains(" capture=")),
+        (_, Ok(())) => None,
+    }
+}
+
+pub fn drew_once(env: &Env) {
+    answered_in_front(env);
+    // Painted all over, with no signal: drawing no box explains has the window read in
+    // full, its pixels kept with the answer.
+    Driver::Fifo(env.fifo("gtk3")).line("tint");
+    let kept = wait_until(
+        Duration::from_secs(5),
+        "a full read after the window was painted",
+        || full_read(env),
+    );
+    assert!(kept, "the read after the painting kept no pixels");
+    let drew = Instant::now();
+    // Quiet past the time its pixels are kept for (10 s): the next full read lets them go.
+    std::thread::sleep(Duration::from_secs(11).saturating_sub(drew.elapsed()));
+    let kept = wait_until(Duration::from_secs(5), "a full read", || full_read(env));
+    assert!(
+        !kept,
+        "the window's pixels were still kept {:.1} s after it drew",
+        drew.elapsed().as_secs_f64()
+    );
+    // So its answer lasts as any quiet window's does (10 s), not 3 s.
+    given_again(
+        env,
+        Instant::now(),
+        Duration::from_millis(4500),
+        ", which last drew what its boxes do not explain 11 s before that",
+    );
 }

@@ -40,13 +40,17 @@ enum Driver<'a> {
 
 impl Driver<'_> {
     fn send(&self, step: u32, seed: u32, count: u32) {
-        let line = format!("{step} {seed} {count}\n");
+        self.line(&format!("{step} {seed} {count}"));
+    }
+
+    /// One line of the fixture's commands.
+    fn line(&self, line: &str) {
         match self {
             Driver::Fifo(path) => {
                 let mut f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
-                f.write_all(line.as_bytes()).unwrap();
+                f.write_all(format!("{line}\n").as_bytes()).unwrap();
             }
-            Driver::Page(server) => server.set_step(line.trim()),
+            Driver::Page(server) => server.set_step(line),
         }
     }
 }
@@ -437,6 +441,10 @@ fn main() {
         (
             "quiet_answer_lasts_a_turn_and_sees_changes",
             aging::answer_lasts_a_turn,
+        ),
+        (
+            "window_that_drew_once_is_answered_like_any_after",
+            aging::drew_once,
         ),
     ];
     desktop_testkit::run_tests(env, tests, |env, name| {
