@@ -131,22 +131,31 @@ fn normalize_size(size: &str) -> Result<String> {
 /// The sandbox a command means: `--display N`, else the one in use, else the only one.
 fn pick(display: Option<u32>) -> Result<Sandbox> {
     let all: Vec<Sandbox> = sandbox::all().into_iter().filter(Sandbox::alive).collect();
-    let chosen = match display {
+    let wanted = display.or_else(|| {
+        std::env::var("DESKTOP_CLI_SANDBOX")
+            .ok()
+            .and_then(|v| v.parse().ok())
+    });
+    let chosen = match wanted {
         Some(d) => all.into_iter().find(|s| s.display == d),
-        None => {
-            let in_use: Option<u32> = std::env::var("DESKTOP_CLI_SANDBOX")
-                .ok()
-                .and_then(|v| v.parse().ok());
-            match in_use {
-                Some(d) => all.into_iter().find(|s| s.display == d),
-                None => all.into_iter().next(),
-            }
-        }
+        None => all.into_iter().next(),
     };
-    chosen.ok_or_else(|| {
-        Error::new(ErrorCode::SandboxFailed, "no sandbox is running").suggest(
-            "Start one with `desktop-cli sandbox up` (`desktop-cli sandbox status` lists them)",
+    chosen.ok_or_else(|| match wanted {
+        // Sandboxes are recorded in the runtime directory they were started with: a shell
+        // that took `sandbox env` in but runs with another one finds none of them.
+        Some(d) => Error::new(
+            ErrorCode::SandboxFailed,
+            format!(
+                "no sandbox :{d} is running among those recorded in {}",
+                sandbox::state_root().display()
+            ),
         )
+        .suggest(
+            "If it was started with another XDG_RUNTIME_DIR, run this with that one; `desktop-cli sandbox status` lists those recorded here",
+        ),
+        None => Error::new(ErrorCode::SandboxFailed, "no sandbox is running").suggest(
+            "Start one with `desktop-cli sandbox up` (`desktop-cli sandbox status` lists them)",
+        ),
     })
 }
 

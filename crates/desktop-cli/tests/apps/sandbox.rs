@@ -1,4 +1,5 @@
-//! Sandboxes side by side: each on its own display, each stopping exactly what it started.
+//! Sandboxes side by side: each on its own display, each stopping exactly what it started;
+//! one recorded elsewhere (another runtime directory) is said to be, and left alone.
 
 use crate::{Env, Test};
 
@@ -80,6 +81,39 @@ fn second_sandbox(env: &Env) {
         .as_str()
         .unwrap()
         .contains("DESKTOP_CLI_SANDBOX"));
+    // A shell that took the sandbox's environment in but runs with another runtime
+    // directory (where sandboxes are recorded) finds no record of it: told so and where it
+    // looked, and nothing is stopped.
+    let elsewhere =
+        std::env::temp_dir().join(format!("desktop-cli-elsewhere-{}", std::process::id()));
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::set_permissions(
+        &elsewhere,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    let out = std::process::Command::new(crate::BIN)
+        .args(["sandbox", "down"])
+        .env("XDG_RUNTIME_DIR", &elsewhere)
+        .env("DESKTOP_CLI_SANDBOX", &n)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&elsewhere);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "SANDBOX_FAILED", "{v}");
+    let message = v["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!("no sandbox {display} ")) && message.contains("elsewhere"),
+        "{v}"
+    );
+    assert!(
+        v["error"]["suggestion"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("XDG_RUNTIME_DIR"),
+        "{v}"
+    );
+    assert!(pids.iter().all(|p| alive(*p)), "nothing stopped: {v}");
     let down = env.desk.cli(&["sandbox", "down", "--display", &n]).data();
     drop(guard);
     assert_eq!(down["stopped"][0].as_u64().unwrap().to_string(), n);
