@@ -39,6 +39,10 @@ def cli_ms(*args, keeper=False):
 
 
 async def main():
+    # A keeper serves only its own build: another build's, left from an earlier run, would
+    # have this build's `keeper_ms` reads made by the process itself.
+    subprocess.run(["pkill", "-f", "cli keeper"])
+    time.sleep(0.3)
     lean = Lean(BIN)
     async with stdio_client(StdioServerParameters(command=BIN, args=["mcp"], env=dict(os.environ))) as (r, w):
         async with ClientSession(r, w) as s:
