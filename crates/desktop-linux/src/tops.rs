@@ -53,6 +53,7 @@ struct Kept {
     list: Option<(Vec<XWindow>, Instant)>,
     /// The focused one of the kept list, where the server would tell of its change.
     focus: Option<Option<u32>>,
+    /// The displays as last asked, and when ([`MAX_AGE`] bounds them like the list).
     displays: Option<(Vec<Display>, Instant)>,
     /// Windows whose changes this connection is told of.
     watched: HashSet<Window>,
