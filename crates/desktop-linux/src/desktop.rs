@@ -292,6 +292,8 @@ pub(crate) async fn read_window_with(
         ),
     };
     timing.push(("peer", t.elapsed().as_secs_f64() * 1000.0));
+    // The displays' union, asked once for the whole read (a round trip or more each time).
+    let screen = d.screen();
     // A long-lived process gives a quiet window's last answer again (`quiet`).
     let quietly = match (&d.warm, &memo, &known) {
         (Some(w), None, Some(cache))
@@ -317,7 +319,7 @@ pub(crate) async fn read_window_with(
             if let Some((answer, heard)) = w.answer(owner, path).await {
                 let asked = quiet::Asked {
                     filters,
-                    screen: d.screen(),
+                    screen,
                     window: &window,
                     heard,
                     drawn: now,
@@ -369,7 +371,7 @@ pub(crate) async fn read_window_with(
     // is drawn after that count, so compared next time.
     let t = Instant::now();
     let pixels = match (&d.x, seen.is_some() && unexplained.is_some()) {
-        (Some(x), true) => quiet::shown(&window, d.screen()).and_then(|a| x.capture(a).ok()),
+        (Some(x), true) => quiet::shown(&window, screen).and_then(|a| x.capture(a).ok()),
         _ => None,
     };
     if pixels.is_some() {
@@ -387,7 +389,7 @@ pub(crate) async fn read_window_with(
             let showing = match (&w.drawn, limits.skip_hidden && cache.scrolls_silently()) {
                 (_, false) => Showing::Signalled,
                 (Some(_), true) if drew.is_some() => Showing::Signalled,
-                (Some(drawn), true) => match (drawn.now(), quiet::shown(&window, d.screen())) {
+                (Some(drawn), true) => match (drawn.now(), quiet::shown(&window, screen)) {
                     (Some(_), Some(area)) => Showing::Drawn { drawn, area },
                     _ => Showing::Asked,
                 },
@@ -468,13 +470,13 @@ pub(crate) async fn read_window_with(
         }
         Ok(())
     };
-    let mut data = pipeline::finish(walked, filters, d.screen(), hydrate).await?;
+    let mut data = pipeline::finish(walked, filters, screen, hydrate).await?;
     data.window_boxes = window_boxes;
     if let (Some(w), Some((heard, drawn))) = (&d.warm, seen) {
         if !window_boxes && data.incomplete.is_none() {
             let seen = quiet::Seen {
                 filters,
-                screen: d.screen(),
+                screen,
                 heard,
                 drawn,
                 shift: shift.unwrap_or((0, 0)),

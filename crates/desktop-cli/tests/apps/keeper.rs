@@ -287,13 +287,7 @@ fn outside_changes(_: &Env) {
         let mut desk = Desk::start_with(BIN, options);
         desk.python_app("form_gtk.py");
         let all = windows(&desk, false);
-        let id = all
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|w| w["title"] == "GTK Form")
-            .and_then(|w| w["id"].as_u64())
-            .unwrap_or_else(|| panic!("{options:?}: no form window: {all}"));
+        let id = titled(&all, "GTK Form").unwrap_or_else(|| panic!("{options:?}: {all}"));
         let ids = id.to_string();
         let form = |list: &Value| -> Option<Value> {
             list.as_array()?
@@ -347,13 +341,7 @@ fn outside_changes(_: &Env) {
         );
         // The focus moved by another program, back and forth: the keeper's list and a read
         // of the focused window follow at once.
-        let qt = kept
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|w| w["title"] == "Qt Form")
-            .and_then(|w| w["id"].as_u64())
-            .unwrap_or_else(|| panic!("{options:?}: no Qt form: {kept}"));
+        let qt = titled(&kept, "Qt Form").unwrap_or_else(|| panic!("{options:?}: {kept}"));
         let focus = if options.is_empty() {
             "windowfocus"
         } else {
@@ -368,6 +356,11 @@ fn outside_changes(_: &Env) {
             assert_eq!(read.data()["window"]["title"], title, "{options:?}");
         }
     }
+}
+
+/// The id of the window of a list titled `title`.
+fn titled(list: &Value, title: &str) -> Option<u64> {
+    list.as_array()?.iter().find(|w| w["title"] == title)?["id"].as_u64()
 }
 
 /// The id of the window listed as focused.
