@@ -151,6 +151,11 @@ fn draw_marks(
 /// frame's height by the output's width: a fresh 12 MB buffer for a 4K frame halved cost
 /// more, in its pages' first touch, than the filtering itself.
 fn scaled(img: &RgbImage, w: u32, h: u32) -> RgbImage {
+    banded(img, w, h).unwrap_or_else(|| imageops::resize(img, w, h, imageops::FilterType::Triangle))
+}
+
+/// `scaled`'s convolution in bands; `None` where the resizer refuses a band.
+fn banded(img: &RgbImage, w: u32, h: u32) -> Option<RgbImage> {
     use fast_image_resize::{images, FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
     const BAND: usize = 64;
     let row = w as usize * 3;
@@ -168,7 +173,10 @@ fn scaled(img: &RgbImage, w: u32, h: u32) -> RgbImage {
             let rows = band.len() / row;
             let mut dst =
                 images::Image::from_slice_u8(w, rows as u32, band, PixelType::U8x3).ok()?;
-            let opts = alg.crop(0.0, top, f64::from(img.width()), rows as f64 * step);
+            // The last band's source ends at the frame's edge, where rounding would put it
+            // a hair past (720 of 780 rows: 746.67 + 33.33 > 780), which the resizer refuses.
+            let tall = (rows as f64 * step).min(f64::from(img.height()) - top);
+            let opts = alg.crop(0.0, top, f64::from(img.width()), tall);
             resizer.resize(&src, &mut dst, &opts).ok()?;
         }
         Some(())
@@ -188,9 +196,7 @@ fn scaled(img: &RgbImage, w: u32, h: u32) -> RgbImage {
             jobs.into_iter().all(|j| j.join().ok().flatten().is_some())
         })
     };
-    done.then(|| RgbImage::from_raw(w, h, out))
-        .flatten()
-        .unwrap_or_else(|| imageops::resize(img, w, h, imageops::FilterType::Triangle))
+    done.then(|| RgbImage::from_raw(w, h, out)).flatten()
 }
 
 /// How many threads a frame's work is split across.
@@ -403,7 +409,8 @@ mod tests {
         // Halved: the same pixels. At 0.4 and 0.73 the bands' source windows are computed
         // from fractional starts; rounding may move a pixel by one step, never more.
         for (w, h, most) in [(500, 350, 0), (400, 280, 1), (730, 511, 1)] {
-            let (a, b) = (scaled(&img, w, h), scaled_whole(&img, w, h));
+            let a = banded(&img, w, h).expect("scaled in bands");
+            let b = scaled_whole(&img, w, h);
             assert_eq!(a.dimensions(), (w, h));
             let diff = a
                 .as_raw()
@@ -413,6 +420,19 @@ mod tests {
                 .max()
                 .unwrap();
             assert!(diff <= most, "{w}x{h}: a pixel differs by {diff}");
+        }
+    }
+
+    #[test]
+    fn every_height_is_scaled_in_bands() {
+        // Rounding once put the last band's source past the frame's edge (780 rows to 468:
+        // 746.67 + 33.33), and the refused band sent the whole frame to `image`'s resizer,
+        // 15 times slower. The bands' cut depends on the heights alone.
+        for (from, name) in [(780, "780"), (2160, "2160"), (1117, "1117")] {
+            let img = RgbImage::from_fn(8, from, |x, y| Rgb([(x * 30) as u8, (y % 256) as u8, 9]));
+            for h in 1..from {
+                assert!(banded(&img, 5, h).is_some(), "{name} rows to {h}");
+            }
         }
     }
 
