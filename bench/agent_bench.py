@@ -4,7 +4,9 @@
 Ours: `desktop-cli agent` against the scripted model server (tests/agent/fake_model.py),
 N turns each clicking Chromium's Increment by id, then done. A turn's overhead is the run's
 time minus the model replies' latency, over the turns: observation (tree read, marked JPEG
-screenshot), request building, the action, the transcript.
+screenshot), request building, the action, the transcript. `process_per_turn_ms` is the
+same for the whole process, its start and the report and animation written after the run
+included (`outside_run_ms`).
 
 The agent's reads are made by the desktop's keeper, from the mirrors it keeps for every
 process (warm for a window any command read in the last 30 s); `ours_own_reads` is the same
@@ -55,9 +57,11 @@ def ours(bin_, turns, own_reads=False):
         env = dict(os.environ, ANTHROPIC_API_KEY=KEY, XDG_CONFIG_HOME=tmp)
         if own_reads:
             env["DESKTOP_CLI_DIRECT"] = "1"
+        began = time.perf_counter()
         r = subprocess.run([bin_, "agent", "press Increment", "--app", "chromium", "--base-url", f"http://127.0.0.1:{port}",
                             "--max-steps", str(turns + 1), "--transcript", os.path.join(tmp, "run")],
                            capture_output=True, text=True, env=env, timeout=600)
+        process_ms = (time.perf_counter() - began) * 1000
         data = json.loads(r.stdout)["data"]
         model_ms = sum(u["latency_ms"] for u in data["usage"])
         per_turn = (data["time_ms"] - model_ms) / data["iterations"]
@@ -93,6 +97,10 @@ def ours(bin_, turns, own_reads=False):
             "time_ms": data["time_ms"],
             "model_ms": model_ms,
             "overhead_per_turn_ms": per_turn,
+            # The whole process, less the model, over the turns: also its start and what it
+            # writes once the run ended (report.html, run.gif).
+            "process_per_turn_ms": (process_ms - model_ms) / data["iterations"],
+            "outside_run_ms": process_ms - data["time_ms"],
             "later_turn_median_ms": statistics.median(later) if later else None,
             "first_observation_ms": first_observation,
             "screen_text_tokens": screen_tokens,

@@ -8,6 +8,7 @@ mod config;
 mod contract;
 mod exec;
 mod model;
+mod palette;
 mod reel;
 mod replay;
 pub mod report;

@@ -1,14 +1,16 @@
 //! `run.gif`: a run's screenshots in order, each with the element its actions aimed at
 //! boxed and numbered by step and each click point marked, shrunk to a long edge of at most
 //! [`EDGE`] pixels (a 20-step run from a 1280×800 screen stays well under 3 MB), and
-//! captioned below with what each action was and how it ended.
+//! captioned below with what each action was and how it ended. Each frame has its own 256
+//! colours (`palette`), so the frames are made on every core at once.
 
+use crate::palette;
 use desktop_core::shot::{self, Capture, Mark};
 use desktop_core::{Error, Rect, Result};
-use image::codecs::gif::{GifEncoder, Repeat};
-use image::{Delay, Frame, Rgb, RgbImage};
+use image::{Rgb, RgbImage};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Longest edge of a frame.
 pub const EDGE: u32 = 720;
@@ -157,42 +159,138 @@ pub fn write(dir: &Path, events: &[Value]) -> Result<Option<PathBuf>> {
     if shots.is_empty() {
         return Ok(None);
     }
+    let frames: Vec<gif::Frame> = made(dir, &shots).into_iter().flatten().collect();
     let failed = |e: &dyn std::fmt::Display| Error::internal(format!("cannot write run.gif: {e}"));
+    let width = frames.iter().map(|f| f.width).max().unwrap_or(1);
+    let height = frames.iter().map(|f| f.height).max().unwrap_or(1);
     let mut bytes = Vec::new();
     {
-        let mut enc = GifEncoder::new_with_speed(&mut bytes, 10);
-        enc.set_repeat(Repeat::Infinite).map_err(|e| failed(&e))?;
-        for s in &shots {
-            let Ok(img) = image::open(dir.join(&s.file)) else {
-                continue;
-            };
-            let img = img.to_rgb8();
-            let f = &s.frame;
-            let origin = (
-                i(&f["origin"][0]).unwrap_or(0),
-                i(&f["origin"][1]).unwrap_or(0),
-            );
-            let scale = f["scale"].as_f64().filter(|s| *s > 0.0).unwrap_or(1.0);
-            let long = img.width().max(img.height()).max(1);
-            let shrink = (f64::from(EDGE) / f64::from(long)).min(1.0);
-            let capture = Capture {
-                origin,
-                scale,
-                image: img,
-            };
-            let drawn = shot::render(&capture, scale * shrink, &s.marks, false);
-            let drawn = captioned(drawn, &s.captions);
-            let rgba = image::DynamicImage::ImageRgb8(drawn).to_rgba8();
-            enc.encode_frame(Frame::from_parts(
-                rgba,
-                0,
-                0,
-                Delay::from_numer_denom_ms(SHOW_MS, 1),
-            ))
+        let mut enc = gif::Encoder::new(&mut bytes, width, height, &[]).map_err(|e| failed(&e))?;
+        enc.set_repeat(gif::Repeat::Infinite)
             .map_err(|e| failed(&e))?;
+        for f in &frames {
+            enc.write_lzw_pre_encoded_frame(f).map_err(|e| failed(&e))?;
         }
     }
     let path = dir.join("run.gif");
     desktop_core::private::write_owner_only(&path, &bytes)?;
     Ok(Some(path))
+}
+
+/// The frames of `shots`, in order, made on every core: each has its own colours, so none
+/// waits on another (one whose screenshot cannot be read is left out).
+fn made(dir: &Path, shots: &[Shot]) -> Vec<Option<gif::Frame<'static>>> {
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(shots.len());
+    let mut out: Vec<Option<gif::Frame>> = shots.iter().map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let jobs: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(s) = shots.get(i) else { break };
+                        mine.push((i, frame(dir, s)));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        for j in jobs {
+            let mine = j.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            for (i, f) in mine {
+                out[i] = f;
+            }
+        }
+    });
+    out
+}
+
+/// One screenshot shrunk, marked and captioned, as a frame in 256 colours, compressed.
+fn frame(dir: &Path, s: &Shot) -> Option<gif::Frame<'static>> {
+    let img = image::open(dir.join(&s.file)).ok()?.to_rgb8();
+    let f = &s.frame;
+    let origin = (
+        i(&f["origin"][0]).unwrap_or(0),
+        i(&f["origin"][1]).unwrap_or(0),
+    );
+    let scale = f["scale"].as_f64().filter(|s| *s > 0.0).unwrap_or(1.0);
+    let long = img.width().max(img.height()).max(1);
+    let shrink = (f64::from(EDGE) / f64::from(long)).min(1.0);
+    let capture = Capture {
+        origin,
+        scale,
+        image: img,
+    };
+    let drawn = shot::render(&capture, scale * shrink, &s.marks, false);
+    let drawn = captioned(drawn, &s.captions);
+    let (w, h) = drawn.dimensions();
+    let q = palette::quantize(drawn.as_raw());
+    let mut frame = gif::Frame {
+        width: u16::try_from(w).ok()?,
+        height: u16::try_from(h).ok()?,
+        buffer: q.indices.into(),
+        palette: Some(q.palette),
+        delay: (SHOW_MS / 10) as u16,
+        ..gif::Frame::default()
+    };
+    frame.make_lzw_pre_encoded();
+    Some(frame)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn every_screenshot_is_a_frame_in_order_with_its_colours() {
+        let dir = std::env::temp_dir().join(format!("desktop-cli-reel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Three 1200x780 screenshots, each a flat colour with a blue block.
+        let fills = [[250, 250, 250], [30, 30, 30], [240, 200, 40]];
+        for (k, fill) in fills.iter().enumerate() {
+            let img = RgbImage::from_fn(1200, 780, |x, y| {
+                if (100..300).contains(&x) && (100..150).contains(&y) {
+                    Rgb([0, 120, 215])
+                } else {
+                    Rgb(*fill)
+                }
+            });
+            img.save(dir.join(format!("turn-00{}.jpg", k + 1))).unwrap();
+        }
+        let frame = json!({"origin": [0, 0], "scale": 1.0, "width": 1200, "height": 780});
+        let events = vec![
+            json!({"ev": "observe", "screenshot": "turn-001.jpg", "frame": frame}),
+            json!({"ev": "action", "step": 1, "tool": "click", "ok": true,
+                   "result": {"effect": "confirmed", "element": {"r": "btn", "t": "Go", "b": [100, 100, 200, 50]}}}),
+            json!({"ev": "observe", "screenshot": "turn-002.jpg", "frame": frame}),
+            json!({"ev": "observe", "screenshot": "turn-003.jpg", "frame": frame}),
+        ];
+        let path = write(&dir, &events).unwrap().unwrap();
+        let mut opts = gif::DecodeOptions::new();
+        opts.set_color_output(gif::ColorOutput::RGBA);
+        let mut dec = opts.read_info(std::fs::File::open(&path).unwrap()).unwrap();
+        let mut seen = Vec::new();
+        while let Some(f) = dec.read_next_frame().unwrap() {
+            // Shrunk to a 720-pixel edge, a caption band below.
+            assert_eq!(f.width, 720);
+            assert!(f.height > 468, "{}", f.height);
+            let px = |x: usize, y: usize| {
+                let i = (y * usize::from(f.width) + x) * 4;
+                [f.buffer[i], f.buffer[i + 1], f.buffer[i + 2]]
+            };
+            seen.push((px(600, 300), px(120, 75)));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(seen.len(), 3);
+        let near = |a: [u8; 3], b: [u8; 3]| (0..3).all(|c| a[c].abs_diff(b[c]) <= 6);
+        for ((flat, block), fill) in seen.iter().zip(fills) {
+            assert!(near(*flat, fill), "{flat:?} for {fill:?}");
+            assert!(near(*block, [0, 120, 215]), "{block:?}");
+        }
+    }
 }
