@@ -209,7 +209,18 @@ pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &
         ..Filters::default()
     };
     let scope = window.clone();
-    let mut first = d.read(&scope, &filters).await;
+    // The window's pixels and the window list are taken while the tree is read: neither
+    // depends on it, and the read mostly waits on the app. The pixels serve the screenshot
+    // only if the read found the same window at the same place.
+    let ahead = async {
+        if o.screenshot {
+            screenshot::Ahead::capture(d, &scope).await.ok()
+        } else {
+            None
+        }
+    };
+    let (mut first, ahead, windows) =
+        tokio::join!(d.read(&scope, &filters), ahead, window_lines(d));
     if first.is_err() && !scope.is_empty() {
         first = d.read(&Target::default(), &filters).await;
     }
@@ -231,17 +242,12 @@ pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &
             format!("(no readable window: {}: {})", e.code.as_str(), e.message),
         ),
     };
-    // The window list and the screenshot at once: one waits on the window system, the other
-    // mostly encodes.
-    let shot = async {
-        if o.screenshot {
-            let req = shot_request(d, data.as_ref(), o, hide);
-            Some(screenshot::take(d, &req, data.as_ref()).await)
-        } else {
-            None
-        }
+    let shot = if o.screenshot {
+        let req = shot_request(d, data.as_ref(), o, hide);
+        Some(screenshot::take_with(d, &req, data.as_ref(), ahead).await)
+    } else {
+        None
     };
-    let (windows, shot) = tokio::join!(window_lines(d), shot);
     let what = if data.as_ref().is_some_and(|d| d.page) {
         "the browser's page only, its address the web element's value; ctrl+l reaches the address bar"
     } else {

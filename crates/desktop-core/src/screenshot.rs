@@ -10,9 +10,9 @@ use crate::node::Rect;
 use crate::overlay::{self, InsetInfo};
 use crate::refs::RefMap;
 use crate::request::Element;
-use crate::shot::{self, Encoding, Mark};
+use crate::shot::{self, Capture, Encoding, Mark};
 use crate::watch::ShotRequest;
-use crate::Filters;
+use crate::{Filters, Target, WindowInfo};
 use serde::Serialize;
 
 /// A finished screenshot: its description and the encoded image.
@@ -62,10 +62,70 @@ impl ShotInfo {
     }
 }
 
+/// A window's pixels taken before the read whose ids mark them is in: the agent captures
+/// its working window while the window's tree is read, rather than after. [`take_with`]
+/// uses them only for the window the read found, at the place the read found it.
+pub struct Ahead {
+    window: WindowInfo,
+    capture: Capture,
+}
+
+impl Ahead {
+    /// Captures the window `scope` names, as [`take`] would (raised first where the
+    /// platform captures a window by its area).
+    pub async fn capture<D: Desktop>(d: &D, scope: &Target) -> Result<Ahead> {
+        let window = d.resolve(scope).await?;
+        let capture = match d.capture_window(&window).await? {
+            Some(c) => c,
+            None => {
+                let id = window.id.ok_or_else(|| unplaced(&window))?;
+                d.raise(id)?;
+                d.capture(window.bounds.ok_or_else(|| unplaced(&window))?)
+                    .await?
+            }
+        };
+        Ok(Ahead { window, capture })
+    }
+
+    /// Whether these are the pixels a shot of `a` marked from `known` would capture: the
+    /// same window, at the same place, and nothing else asked.
+    fn serves(&self, a: &ShotRequest, known: Option<&ReadData>) -> bool {
+        let k = known.map(|k| &k.window);
+        a.region.is_none()
+            && a.id.is_none()
+            && self.window.id.is_some()
+            && a.target.window_id == self.window.id
+            && k.is_some_and(|k| k.id == self.window.id && k.bounds == self.window.bounds)
+    }
+}
+
+/// A window whose place the window system does not tell cannot be cut out of the screen.
+fn unplaced(w: &WindowInfo) -> Error {
+    Error::new(
+        ErrorCode::PlatformNotSupported,
+        format!(
+            "the window system tells no position of window \"{}\", so it cannot be cut out of the screen",
+            w.title
+        ),
+    )
+    .suggest("Take the whole screen (name no window), or a --region")
+}
+
 /// Captures, marks and encodes; the scale shrinks further to keep the long edge within
 /// `max_edge`. `known`: a read the caller already made, whose ids the marks show (else the
 /// window is read, and its ids saved, here).
 pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) -> Result<Shot> {
+    take_with(d, a, known, None).await
+}
+
+/// [`take`], with the window's pixels taken ahead where they are the ones it would capture
+/// (else captured here, as [`take`] does).
+pub async fn take_with<D: Desktop>(
+    d: &D,
+    a: &ShotRequest,
+    known: Option<&ReadData>,
+    ahead: Option<Ahead>,
+) -> Result<Shot> {
     a.validate()?;
     let enc = a.encoding;
     let screen = d.screen().ok_or_else(|| {
@@ -74,7 +134,8 @@ pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) 
     })?;
     let scope = &a.target;
     let mut window = None;
-    // A window the platform captures itself (covered or not); else raised and its area.
+    // A window the platform captures itself (covered or not), or one taken ahead; else
+    // raised and its area.
     let mut direct = None;
     let area = if let Some(r) = a.region {
         r
@@ -90,6 +151,11 @@ pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) 
             )
             .suggest("Scroll it into view first; where its read said \"boxes\":\"window\", the window system tells no position of its window: take the whole screen instead")
         })?
+    } else if let Some(ah) = ahead.filter(|ah| ah.serves(a, known)) {
+        direct = Some(ah.capture);
+        let b = ah.window.bounds.ok_or_else(|| unplaced(&ah.window))?;
+        window = Some(ah.window);
+        b
     } else if !scope.is_empty() {
         let w = d.resolve(scope).await?;
         direct = d.capture_window(&w).await?;
@@ -98,16 +164,7 @@ pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) 
                 d.raise(id)?;
             }
         }
-        let b = w.bounds.ok_or_else(|| {
-            Error::new(
-                ErrorCode::PlatformNotSupported,
-                format!(
-                    "the window system tells no position of window \"{}\", so it cannot be cut out of the screen",
-                    w.title
-                ),
-            )
-            .suggest("Take the whole screen (name no window), or a --region")
-        })?;
+        let b = w.bounds.ok_or_else(|| unplaced(&w))?;
         window = Some(w);
         b
     } else {
@@ -430,5 +487,56 @@ mod tests {
         ))
         .unwrap();
         assert!(shot.warning.unwrap().contains("unknown"));
+    }
+
+    #[test]
+    fn pixels_taken_ahead_serve_only_the_window_the_read_found_where_it_found_it() {
+        let d = desktop("shot-ahead");
+        let data = block_on(d.read(&Target::default(), &Filters::default())).unwrap();
+        let ahead = || {
+            let mut a = block_on(Ahead::capture(&d, &Target::default())).unwrap();
+            for p in a.capture.image.pixels_mut() {
+                *p = image::Rgb([200, 0, 0]);
+            }
+            a
+        };
+        let req = ShotRequest {
+            target: Target {
+                window_id: data.window.id,
+                ..Target::default()
+            },
+            region: None,
+            ..request(Rect::new(0, 0, 1, 1), 1.0, None)
+        };
+        let centre = |s: Shot| {
+            let img = image::load_from_memory(&s.bytes).unwrap().to_rgb8();
+            img.get_pixel(img.width() / 2, img.height() / 2).0
+        };
+        // The same window at the same place: its pixels taken ahead are the image.
+        let shot = block_on(take_with(&d, &req, Some(&data), Some(ahead()))).unwrap();
+        assert_eq!(centre(shot), [200, 0, 0]);
+        // The read found the window elsewhere: captured again (the fake's are black).
+        let mut moved = data.clone();
+        moved.window.bounds = moved
+            .window
+            .bounds
+            .map(|b| Rect::new(b.x + 5, b.y, b.w, b.h));
+        let shot = block_on(take_with(&d, &req, Some(&moved), Some(ahead()))).unwrap();
+        assert_eq!(centre(shot), [0, 0, 0]);
+        // Another window, or a region asked for: never the pixels taken ahead.
+        let other = Target {
+            window_id: data.window.id.map(|i| i + 1),
+            ..Target::default()
+        };
+        assert!(!ahead().serves(
+            &ShotRequest {
+                target: other,
+                ..req.clone()
+            },
+            Some(&data)
+        ));
+        let region = request(Rect::new(0, 0, 10, 10), 1.0, None);
+        assert!(!ahead().serves(&region, Some(&data)));
+        assert!(!ahead().serves(&req, None));
     }
 }
