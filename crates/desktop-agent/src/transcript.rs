@@ -88,7 +88,7 @@ impl Transcript {
     pub fn image(&mut self, turn: u32, mime: &str, bytes: &[u8]) -> Option<String> {
         let ext = if mime == "image/png" { "png" } else { "jpg" };
         let name = format!("turn-{turn:03}.{ext}");
-        desktop_core::private::write_owner_only(&self.dir.join(&name), bytes).ok()?;
+        desktop_core::private::write_record(&self.dir.join(&name), bytes).ok()?;
         Some(name)
     }
 
