@@ -10,7 +10,6 @@ use desktop_core::{Error, Rect, Result};
 use image::{Rgb, RgbImage};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Longest edge of a frame.
 pub const EDGE: u32 = 720;
@@ -180,33 +179,17 @@ pub fn write(dir: &Path, events: &[Value]) -> Result<Option<PathBuf>> {
 /// The frames of `shots`, in order, made on every core: each has its own colours, so none
 /// waits on another (one whose screenshot cannot be read is left out).
 fn made(dir: &Path, shots: &[Shot]) -> Vec<Option<gif::Frame<'static>>> {
-    let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(shots.len());
-    let mut out: Vec<Option<gif::Frame>> = shots.iter().map(|_| None).collect();
+    let workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let per = shots.len().div_ceil(workers).max(1);
     std::thread::scope(|scope| {
-        let jobs: Vec<_> = (0..workers)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(s) = shots.get(i) else { break };
-                        mine.push((i, frame(dir, s)));
-                    }
-                    mine
-                })
-            })
+        let jobs: Vec<_> = shots
+            .chunks(per)
+            .map(|part| scope.spawn(move || part.iter().map(|s| frame(dir, s)).collect::<Vec<_>>()))
             .collect();
-        for j in jobs {
-            let mine = j.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            for (i, f) in mine {
-                out[i] = f;
-            }
-        }
-    });
-    out
+        jobs.into_iter()
+            .flat_map(|j| j.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
 }
 
 /// One screenshot shrunk, marked and captioned, as a frame in 256 colours, compressed.
