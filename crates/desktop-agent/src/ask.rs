@@ -190,7 +190,7 @@ pub(crate) async fn ask_on<D: Desktop>(
     };
     let window = crate::pin(d, &req.start).await?;
     let look = req.look.options(settings.pointer_overlays);
-    let seen = screen::observe(d, &window, &look, &secrets).await;
+    let seen = screen::observe(d, &window, &look, &secrets, None).await;
     if seen.data.is_none() {
         // Nothing to answer from: the read's own error says why.
         d.read(&window, &desktop_core::Filters::default()).await?;

@@ -166,7 +166,7 @@ pub async fn run<D: Desktop>(d: &D, dir: &Path, o: Options) -> Result<crate::Rep
                 ..Target::default()
             };
         }
-        let screen = screen::observe(d, &window, &look, &o.secrets).await;
+        let screen = screen::observe(d, &window, &look, &o.secrets, None).await;
         let act = match rebind(step.act.clone(), &ev["refs"], &ev["points"], &screen) {
             Ok(a) => a,
             Err(e) => {

@@ -15,6 +15,7 @@ use super::transcript::Transcript;
 use crate::notice;
 use crate::Confirm;
 use base64::Engine;
+use desktop_core::shot::LastFrame;
 use desktop_core::{Desktop, Error, Result, Target};
 use serde_json::{json, Value};
 use std::io::IsTerminal;
@@ -83,6 +84,8 @@ struct Loop<'a, D: Desktop> {
     cut: bool,
     /// The error code of the last failed action, for the run's status (`view`).
     last_error: Option<String>,
+    /// The last observation's screenshot, whose unchanged bands the next one reuses.
+    frame: LastFrame,
 }
 
 pub async fn run<D: Desktop>(
@@ -110,6 +113,7 @@ pub async fn run<D: Desktop>(
         repaired: false,
         cut: false,
         last_error: None,
+        frame: LastFrame::default(),
     };
     let values: Vec<String> = l.o.secrets.values().map(str::to_string).collect();
     for v in &values {
@@ -163,7 +167,8 @@ fn b64(bytes: &[u8]) -> String {
 
 impl<D: Desktop> Loop<'_, D> {
     async fn observe(&mut self) -> Screen {
-        screen::observe(self.d, &self.window, &self.o.screen, &self.o.secrets).await
+        let last = Some(&mut self.frame);
+        screen::observe(self.d, &self.window, &self.o.screen, &self.o.secrets, last).await
     }
 
     /// The parts a screen adds to the next message; the screenshot is kept in the transcript.

@@ -8,7 +8,7 @@ use super::secrets::Secrets;
 use super::tools::{Act, Space, Spot};
 use desktop_core::overlay::{Coords, Inset, Overlays};
 use desktop_core::refs::RefMap;
-use desktop_core::shot::Encoding;
+use desktop_core::shot::{Encoding, LastFrame};
 use desktop_core::watch::ShotRequest;
 use desktop_core::{render, screenshot};
 use desktop_core::{Desktop, Filters, Node, ReadData, Rect, Target};
@@ -199,8 +199,15 @@ fn shot_request<D: Desktop>(
 }
 
 /// Observes the working window (falling back to the focused one if it went away). Secrets
-/// are blanked in the text and painted over in the screenshot.
-pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &Secrets) -> Screen {
+/// are blanked in the text and painted over in the screenshot. `last`: the last
+/// observation's screenshot, whose unchanged parts this one's reuses (then keeps for the next).
+pub async fn observe<D: Desktop>(
+    d: &D,
+    window: &Target,
+    o: &Options,
+    secrets: &Secrets,
+    last: Option<&mut LastFrame>,
+) -> Screen {
     let filters = Filters {
         interactive: true,
         visible_only: true,
@@ -244,7 +251,7 @@ pub async fn observe<D: Desktop>(d: &D, window: &Target, o: &Options, secrets: &
     };
     let shot = if o.screenshot {
         let req = shot_request(d, data.as_ref(), o, hide);
-        Some(screenshot::take_with(d, &req, data.as_ref(), ahead).await)
+        Some(screenshot::take_with(d, &req, data.as_ref(), ahead, last).await)
     } else {
         None
     };
@@ -383,7 +390,13 @@ mod tests {
             pointer: true,
             page: true,
         };
-        let s = block_on(observe(&d, &Target::default(), &o, &Secrets::default()));
+        let s = block_on(observe(
+            &d,
+            &Target::default(),
+            &o,
+            &Secrets::default(),
+            None,
+        ));
         assert!(s.text.contains("crosshair marks the pointer"), "{}", s.text);
         assert!(s.text.contains("4x larger"), "{}", s.text);
         // The 800x600 window at one pixel a unit: the crosshair on image (200, 150).
@@ -400,11 +413,18 @@ mod tests {
                 ..o
             },
             &Secrets::default(),
+            None,
         ));
         assert!(!plain.text.contains("pointer"));
         // A pointer outside the window is said to be.
         d.set_pointer(Some((1000, 700)));
-        let away = block_on(observe(&d, &Target::default(), &o, &Secrets::default()));
+        let away = block_on(observe(
+            &d,
+            &Target::default(),
+            &o,
+            &Secrets::default(),
+            None,
+        ));
         assert!(
             away.text.contains("outside the screenshot"),
             "{}",

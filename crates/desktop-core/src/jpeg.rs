@@ -78,19 +78,28 @@ pub fn encode(
             .map(|j| j.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect()
     });
+    join(bands.into_iter(), height)
+}
+
+/// Bands, each encoded alone with the plan's restart interval, as one baseline JPEG of
+/// `height` rows: the first band's headers (its height made the frame's), then each band's
+/// coded data after a restart marker.
+fn join<B: AsRef<[u8]>>(
+    bands: impl ExactSizeIterator<Item = Result<B, EncodingError>>,
+    height: u16,
+) -> Result<Vec<u8>, EncodingError> {
     let mut out = Vec::new();
     let count = bands.len();
-    for (k, band) in bands.into_iter().enumerate() {
+    for (k, band) in bands.enumerate() {
         let band = band?;
-        let (height_at, scan) = layout(&band).ok_or_else(malformed)?;
+        let band = band.as_ref();
+        let (height_at, scan) = layout(band).ok_or_else(malformed)?;
         let body = band
             .len()
             .checked_sub(2)
             .filter(|&end| end >= scan && band[end..] == [0xFF, 0xD9])
             .ok_or_else(malformed)?;
         if k == 0 {
-            // The first band's headers (with the restart interval) head the whole image,
-            // its height made the frame's.
             out.reserve(band.len() * count);
             out.extend_from_slice(&band[..body]);
             out[height_at..height_at + 2].copy_from_slice(&height.to_be_bytes());
@@ -101,6 +110,126 @@ pub fn encode(
     }
     out.extend_from_slice(&[0xFF, 0xD9]);
     Ok(out)
+}
+
+/// MCU rows in a band of a [`Banded`] frame: fine enough that a small change redoes
+/// little of the frame, coarse enough that the bands' restart markers cost little.
+const FINE_ROWS: usize = 2;
+
+/// A frame encoded in bands of a few MCU rows, kept with the pixels it was encoded from,
+/// so that the next frame of the same size and quality encodes only the bands whose pixels
+/// changed and reuses the others. The result is byte for byte what encoding the frame in
+/// these bands gives, whatever the last frame was. Between an agent's turns most of a
+/// window stays as it was.
+pub struct Banded {
+    width: u16,
+    height: u16,
+    quality: u8,
+    rgb: Vec<u8>,
+    bands: Vec<Vec<u8>>,
+}
+
+impl Banded {
+    /// `rgb` (`width`×`height`, 3 bytes a pixel) as a baseline JPEG at `quality`, the bands
+    /// that differ from `last`'s (all of them without it, or where its size or quality
+    /// differ) encoded on up to `parts` threads. Returns the JPEG, the frame kept for the
+    /// next, and how many bands were reused.
+    pub fn encode(
+        rgb: Vec<u8>,
+        width: u16,
+        height: u16,
+        quality: u8,
+        parts: usize,
+        last: Option<&Banded>,
+    ) -> Result<(Vec<u8>, Banded, usize), EncodingError> {
+        let quality = quality.clamp(1, 100);
+        let plan = fine(width, quality).ok_or_else(too_wide)?;
+        let last = last.filter(|l| {
+            (l.width, l.height, l.quality, l.rgb.len()) == (width, height, quality, rgb.len())
+        });
+        let news: Vec<&[u8]> = bands_of(&rgb, width, plan).collect();
+        let redo: Vec<usize> = match last {
+            Some(l) => bands_of(&l.rgb, width, plan)
+                .zip(&news)
+                .enumerate()
+                .filter(|(_, (old, new))| old != *new)
+                .map(|(k, _)| k)
+                .collect(),
+            None => (0..news.len()).collect(),
+        };
+        let some = |ks: &[usize]| -> Vec<(usize, Result<Vec<u8>, EncodingError>)> {
+            ks.iter()
+                .map(|&k| {
+                    let band = news[k];
+                    (
+                        k,
+                        whole(band, width, rows_of(band, width), quality, Some(plan)),
+                    )
+                })
+                .collect()
+        };
+        let done = if parts < 2 || redo.len() < 2 {
+            some(&redo)
+        } else {
+            std::thread::scope(|scope| {
+                let jobs: Vec<_> = redo
+                    .chunks(redo.len().div_ceil(parts))
+                    .map(|ks| scope.spawn(move || some(ks)))
+                    .collect();
+                jobs.into_iter()
+                    .flat_map(|j| j.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            })
+        };
+        let mut bands: Vec<Option<Vec<u8>>> = vec![None; news.len()];
+        for (k, band) in done {
+            bands[k] = Some(band?);
+        }
+        let bands: Vec<Vec<u8>> = bands
+            .into_iter()
+            .enumerate()
+            .map(|(k, b)| {
+                b.or_else(|| last.map(|l| l.bands[k].clone()))
+                    .unwrap_or_default()
+            })
+            .collect();
+        let jpg = join(bands.iter().map(Ok::<_, EncodingError>), height)?;
+        let reused = news.len() - redo.len();
+        let kept = Banded {
+            width,
+            height,
+            quality,
+            rgb,
+            bands,
+        };
+        Ok((jpg, kept, reused))
+    }
+}
+
+/// The plan of a [`Banded`] frame: bands of [`FINE_ROWS`] MCU rows, whatever the cores.
+fn fine(width: u16, quality: u8) -> Option<Plan> {
+    let (sampling, mcu_w, mcu_h) = sampling(quality);
+    let cols = usize::from(width).div_ceil(mcu_w);
+    Some(Plan {
+        sampling,
+        mcu_h,
+        band_rows: FINE_ROWS,
+        interval: u16::try_from(cols * FINE_ROWS).ok()?,
+    })
+}
+
+/// `rgb`'s bands of the plan's height.
+fn bands_of(rgb: &[u8], width: u16, plan: Plan) -> std::slice::Chunks<'_, u8> {
+    rgb.chunks((plan.band_rows * plan.mcu_h * usize::from(width) * 3).max(1))
+}
+
+/// How many rows of `width` pixels a band holds.
+fn rows_of(band: &[u8], width: u16) -> u16 {
+    (band.len() / (usize::from(width) * 3).max(1)) as u16
+}
+
+fn too_wide() -> EncodingError {
+    EncodingError::Write("the frame is too wide for bands of its own".into())
 }
 
 /// One encoder over the whole of `rgb`, with the plan's sampling and restart interval.
@@ -194,5 +323,42 @@ mod tests {
         let rgb = frame(400, 300);
         let a = encode(&rgb, 400, 300, 80, 4).unwrap();
         assert!(a == whole(&rgb, 400, 300, 80, None).unwrap());
+    }
+
+    #[test]
+    fn a_banded_frame_encodes_again_only_the_bands_that_changed() {
+        let (w, h) = (700, 250);
+        let old = frame(w, h);
+        let (w16, h16) = (w as u16, h as u16);
+        for q in [75, 95] {
+            let plan = fine(w16, q).unwrap();
+            let count = h.div_ceil(plan.band_rows * plan.mcu_h);
+            let (first, kept, none) = Banded::encode(old.clone(), w16, h16, q, 2, None).unwrap();
+            assert_eq!(none, 0);
+            assert!(first == whole(&old, w16, h16, q, Some(plan)).unwrap());
+            // Two pixels changed: one in the first band, one in the last (a short band).
+            let mut new = old.clone();
+            new[5 * w * 3 + 9] ^= 0x40;
+            new[((h - 1) * w + w - 1) * 3] ^= 0x40;
+            let (bytes, kept, reused) =
+                Banded::encode(new.clone(), w16, h16, q, 2, Some(&kept)).unwrap();
+            assert_eq!(reused, count - 2, "quality {q}");
+            assert!(bytes == whole(&new, w16, h16, q, Some(plan)).unwrap());
+            let img = image::load_from_memory(&bytes).unwrap().to_rgb8();
+            assert_eq!(img.dimensions(), (w as u32, h as u32));
+            // The same frame again reuses every band; the last one kept is the changed one.
+            let (same, kept, all) =
+                Banded::encode(new.clone(), w16, h16, q, 2, Some(&kept)).unwrap();
+            assert_eq!(all, count);
+            assert!(same == bytes);
+            // Another size, or another quality, is encoded afresh.
+            let small = frame(w, h - 20);
+            let (fresh, _, none) =
+                Banded::encode(small.clone(), w16, h16 - 20, q, 2, Some(&kept)).unwrap();
+            assert_eq!(none, 0);
+            assert!(fresh == whole(&small, w16, h16 - 20, q, Some(plan)).unwrap());
+            let (_, _, none) = Banded::encode(new, w16, h16, q - 1, 2, Some(&kept)).unwrap();
+            assert_eq!(none, 0);
+        }
     }
 }

@@ -26,6 +26,8 @@ pub struct Shot {
     /// is fine; acting by those ids will say they are unknown), or when an overlay asked for
     /// could not be drawn (the pointer unknown or outside the capture).
     pub warning: Option<String>,
+    /// How many bands of the last frame a JPEG reused (see [`take_with`]).
+    pub reused: usize,
 }
 
 /// What a screenshot shows and where: screen x = origin x + image x / scale.
@@ -115,16 +117,18 @@ fn unplaced(w: &WindowInfo) -> Error {
 /// `max_edge`. `known`: a read the caller already made, whose ids the marks show (else the
 /// window is read, and its ids saved, here).
 pub async fn take<D: Desktop>(d: &D, a: &ShotRequest, known: Option<&ReadData>) -> Result<Shot> {
-    take_with(d, a, known, None).await
+    take_with(d, a, known, None, None).await
 }
 
 /// [`take`], with the window's pixels taken ahead where they are the ones it would capture
-/// (else captured here, as [`take`] does).
+/// (else captured here, as [`take`] does). With `last`, a JPEG is encoded in bands that
+/// reuse the last frame's where its pixels did not change, and is kept there for the next.
 pub async fn take_with<D: Desktop>(
     d: &D,
     a: &ShotRequest,
     known: Option<&ReadData>,
     ahead: Option<Ahead>,
+    last: Option<&mut shot::LastFrame>,
 ) -> Result<Shot> {
     a.validate()?;
     let enc = a.encoding;
@@ -252,13 +256,17 @@ pub async fn take_with<D: Desktop>(
             None => note,
         });
     }
-    let bytes = shot::encode(&img, enc)
-        .map_err(|e| Error::internal(format!("cannot encode the image: {e}")))?;
+    let (width, height) = img.dimensions();
+    let (bytes, reused) = match (enc, last) {
+        (Encoding::Jpeg { quality }, Some(last)) => shot::encode_after(img, quality, last),
+        _ => shot::encode(&img, enc).map(|bytes| (bytes, 0)),
+    }
+    .map_err(|e| Error::internal(format!("cannot encode the image: {e}")))?;
     let png = enc == Encoding::Png;
     let info = ShotInfo {
         format: if png { "png" } else { "jpg" },
-        width: img.width(),
-        height: img.height(),
+        width,
+        height,
         scale,
         origin: capture.origin,
         region: [shown.x, shown.y, shown.w, shown.h],
@@ -272,6 +280,7 @@ pub async fn take_with<D: Desktop>(
         bytes,
         mime: if png { "image/png" } else { "image/jpeg" },
         warning,
+        reused,
     })
 }
 
@@ -513,7 +522,7 @@ mod tests {
             img.get_pixel(img.width() / 2, img.height() / 2).0
         };
         // The same window at the same place: its pixels taken ahead are the image.
-        let shot = block_on(take_with(&d, &req, Some(&data), Some(ahead()))).unwrap();
+        let shot = block_on(take_with(&d, &req, Some(&data), Some(ahead()), None)).unwrap();
         assert_eq!(centre(shot), [200, 0, 0]);
         // The read found the window elsewhere: captured again (the fake's are black).
         let mut moved = data.clone();
@@ -521,7 +530,7 @@ mod tests {
             .window
             .bounds
             .map(|b| Rect::new(b.x + 5, b.y, b.w, b.h));
-        let shot = block_on(take_with(&d, &req, Some(&moved), Some(ahead()))).unwrap();
+        let shot = block_on(take_with(&d, &req, Some(&moved), Some(ahead()), None)).unwrap();
         assert_eq!(centre(shot), [0, 0, 0]);
         // Another window, or a region asked for: never the pixels taken ahead.
         let other = Target {
@@ -538,5 +547,58 @@ mod tests {
         let region = request(Rect::new(0, 0, 10, 10), 1.0, None);
         assert!(!ahead().serves(&region, Some(&data)));
         assert!(!ahead().serves(&req, None));
+    }
+
+    #[test]
+    fn a_frame_reusing_the_last_ones_bands_shows_what_one_taken_afresh_does() {
+        let d = desktop("shot-last");
+        let data = block_on(d.read(&Target::default(), &Filters::default())).unwrap();
+        let req = ShotRequest {
+            target: Target {
+                window_id: data.window.id,
+                ..Target::default()
+            },
+            region: None,
+            encoding: Encoding::Jpeg { quality: 75 },
+            annotate: true,
+            ..request(Rect::new(0, 0, 1, 1), 1.0, None)
+        };
+        let pixels = |s: &Shot| image::load_from_memory(&s.bytes).unwrap().to_rgb8();
+        let mut last = shot::LastFrame::default();
+        let shot = |known: &ReadData, paint: bool, last: &mut shot::LastFrame| {
+            let mut ah = block_on(Ahead::capture(&d, &req.target)).unwrap();
+            if paint {
+                for p in ah.capture.image.pixels_mut() {
+                    *p = image::Rgb([200, 0, 0]);
+                }
+            }
+            let kept = block_on(take_with(&d, &req, Some(known), Some(ah), Some(last))).unwrap();
+            let fresh = block_on(take(&d, &req, Some(known))).unwrap();
+            (kept, fresh)
+        };
+        let (first, fresh) = shot(&data, false, &mut last);
+        assert_eq!(first.reused, 0);
+        assert!(pixels(&first) == pixels(&fresh));
+        let bands = (first.info.height as usize).div_ceil(32);
+        assert!(bands > 4, "{bands} bands");
+        // Nothing changed: every band reused.
+        let (same, fresh) = shot(&data, false, &mut last);
+        assert_eq!(same.reused, bands);
+        assert!(pixels(&same) == pixels(&fresh));
+        // The button moved 100 units down: the bands of its old and new marks encoded again.
+        let mut moved = data.clone();
+        let b = moved.elements[0].bounds.as_mut().unwrap();
+        b.y += 100;
+        let (other, fresh) = shot(&moved, false, &mut last);
+        assert!(other.reused > 0 && other.reused < bands, "{}", other.reused);
+        assert!(pixels(&other) == pixels(&fresh));
+        // Every pixel changed: nothing reused, the new ones shown.
+        let (red, _) = shot(&moved, true, &mut last);
+        assert_eq!(red.reused, 0);
+        let img = pixels(&red);
+        assert_eq!(
+            img.get_pixel(img.width() / 2, img.height() - 3).0,
+            [200, 0, 0]
+        );
     }
 }

@@ -8,6 +8,8 @@ use crate::paint::{blend, outline, tag, tag_size, DOT};
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{imageops, ImageEncoder, Rgb, RgbImage};
 
+use crate::jpeg::Banded;
+
 /// A captured part of the screen.
 #[derive(Debug, Clone)]
 pub struct Capture {
@@ -287,6 +289,30 @@ pub fn encode(img: &RgbImage, enc: Encoding) -> Result<Vec<u8>, EncodeError> {
             Ok(crate::jpeg::encode(img.as_raw(), w, h, quality, parts)?)
         }
     }
+}
+
+/// The last frame a series of screenshots encoded, in bands ([`Banded`]): the next frame
+/// of the same size encodes only the bands whose pixels changed. The agent keeps one from
+/// turn to turn, where an action changes a small part of the window.
+#[derive(Default)]
+pub struct LastFrame(Option<Banded>);
+
+/// `img` as a JPEG at `quality` in fine bands, reusing `last`'s unchanged bands and leaving
+/// this frame in `last`; with how many bands were reused.
+pub fn encode_after(
+    img: RgbImage,
+    quality: u8,
+    last: &mut LastFrame,
+) -> Result<(Vec<u8>, usize), EncodeError> {
+    let (w, h) = (u16::try_from(img.width()), u16::try_from(img.height()));
+    let (Ok(w), Ok(h)) = (w, h) else {
+        return Err(EncodeError::TooLarge);
+    };
+    let before = last.0.take();
+    let (jpg, kept, reused) =
+        Banded::encode(img.into_raw(), w, h, quality, cores(), before.as_ref())?;
+    last.0 = Some(kept);
+    Ok((jpg, reused))
 }
 
 #[cfg(test)]
