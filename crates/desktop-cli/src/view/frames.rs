@@ -1,10 +1,11 @@
 //! The frames `view` serves: the whole screen captured when it changed (the platform's
 //! change signal, else a comparison of captures once a second), at most ten a second,
-//! scaled to the page's width and kept as JPEG; each new one announced to the viewers.
+//! scaled to the page's width and kept as JPEG (only the bands that changed since the last
+//! frame encoded again); each new one announced to the viewers.
 
 use super::Shared;
 use bytes::Bytes;
-use desktop_core::shot::{self, Encoding};
+use desktop_core::shot::{self, LastFrame};
 use desktop_core::{Desktop, Rect, Result};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -59,6 +60,7 @@ pub async fn run(d: &impl Desktop, shared: &Arc<Shared>, width: u32) -> Result<(
     let mut last = Instant::now();
     let mut seq = 1u64;
     let mut previous = None;
+    let mut bands = LastFrame::default();
     loop {
         if signalled {
             changed.notified().await;
@@ -76,7 +78,7 @@ pub async fn run(d: &impl Desktop, shared: &Arc<Shared>, width: u32) -> Result<(
         if fingerprint.is_none() || fingerprint != previous {
             previous = fingerprint;
             seq += 1;
-            keep(shared, capture, area, width, seq).await?;
+            keep(shared, capture, area, width, seq, &mut bands).await?;
         }
     }
 }
@@ -89,27 +91,41 @@ fn screen(d: &impl Desktop) -> Rect {
 pub async fn first(d: &impl Desktop, shared: &Shared, width: u32) -> Result<()> {
     let area = screen(d);
     let capture = d.capture(area).await?;
-    keep(shared, capture, area, width, 1).await
+    keep(shared, capture, area, width, 1, &mut LastFrame::default()).await
 }
 
-/// Encodes a capture as the latest frame and announces it.
+/// Encodes a capture as the latest frame, reusing the bands of `last` it did not change,
+/// and announces it.
 async fn keep(
     shared: &Shared,
     capture: shot::Capture,
     screen: Rect,
     width: u32,
     seq: u64,
+    last: &mut LastFrame,
 ) -> Result<()> {
-    let frame = tokio::task::spawn_blocking(move || encode(capture, screen, width, seq))
-        .await
-        .map_err(|e| desktop_core::Error::internal(format!("frame encoder: {e}")))??;
+    let mut bands = std::mem::take(last);
+    let (frame, bands) = tokio::task::spawn_blocking(move || {
+        let frame = encode(capture, screen, width, seq, &mut bands);
+        (frame, bands)
+    })
+    .await
+    .map_err(|e| desktop_core::Error::internal(format!("frame encoder: {e}")))?;
+    *last = bands;
+    let frame = frame?;
     let note = frame.announce();
     *shared.frame.write().unwrap_or_else(|e| e.into_inner()) = Some(frame);
     shared.send(&format!("event: frame\ndata: {note}\n\n"));
     Ok(())
 }
 
-fn encode(mut capture: shot::Capture, screen: Rect, width: u32, seq: u64) -> Result<Frame> {
+fn encode(
+    mut capture: shot::Capture,
+    screen: Rect,
+    width: u32,
+    seq: u64,
+    last: &mut LastFrame,
+) -> Result<Frame> {
     let (w, _) = capture.image.dimensions();
     let scale = if w > width {
         capture.scale * f64::from(width) / f64::from(w)
@@ -117,13 +133,14 @@ fn encode(mut capture: shot::Capture, screen: Rect, width: u32, seq: u64) -> Res
         capture.scale
     };
     let img = shot::render_taking(&mut capture, scale, &[], false);
-    let jpeg = shot::encode(&img, Encoding::Jpeg { quality: QUALITY })
+    let size = img.dimensions();
+    let (jpeg, _) = shot::encode_after(img, QUALITY, last)
         .map_err(|e| desktop_core::Error::internal(format!("cannot encode a frame: {e}")))?;
     Ok(Frame {
         seq,
         jpeg: Bytes::from(jpeg),
         screen,
-        size: img.dimensions(),
+        size,
     })
 }
 

@@ -258,6 +258,11 @@ fn guarded_live(env: &Env) {
         after != before,
         "the frame after the click is the one before"
     );
+    // Made of the last frame's bands and the changed ones encoded again: still one whole
+    // JPEG of the announced size.
+    let img = image::load_from_memory(&after).expect("the frame decodes");
+    let w = seq.unwrap()["w"].as_u64().unwrap();
+    assert_eq!(u64::from(img.width()), w);
 }
 
 /// The rows of the view page's activity list and whether its frame image shows, as `read`
