@@ -34,8 +34,8 @@ pub trait ReadMemo: Default {
     /// read may be taken again where the app named it in no notice since and asking is
     /// costly (a wordless element's clue); with `boxes` false (the caller compares no boxes
     /// and keeps elements wherever they are), such an element comes without a box rather
-    /// than with one asked. A timed look takes nothing from the last read. By default
-    /// nothing is taken.
+    /// than with one asked. A timed look takes no clue from the last read (boxes still
+    /// left out as above). By default nothing is taken.
     fn reuse(&mut self, boxes: bool) {
         let _ = boxes;
     }

@@ -43,7 +43,8 @@ pub struct Memo {
 /// through [`Memo::reuse`]): a wordless element's clue (its attributes and actions, asked
 /// again only where the element itself changed or was named), and, where the caller
 /// compares no boxes and keeps elements wherever they are, no box at all for an element
-/// seen before (never a stale one: it comes without). A timed look asks everything.
+/// seen before (never a stale one: it comes without). A timed look asks every clue again,
+/// and still leaves out the boxes of elements as they were.
 #[derive(Debug, Default)]
 struct Reuse {
     /// Boxes are asked of every element still.
@@ -64,6 +65,14 @@ impl Reuse {
             return None;
         }
         self.last.get(path).filter(|(was, _)| *was == d)
+    }
+
+    /// Whether the element at `path` is as the last read found it and nothing named it
+    /// since: its box may be left out even in a timed look, which asks its clue again (a
+    /// page changes an icon's class without a word) but has no use for a box the caller
+    /// never compares.
+    fn unchanged(&self, path: &str, d: u64) -> bool {
+        !self.named.contains(path) && self.last.get(path).is_some_and(|(was, _)| *was == d)
     }
 }
 
@@ -110,7 +119,9 @@ impl Memo {
     /// Whether `n`'s box is left out of this read (see [`Memo::reuse`]).
     #[cfg(test)]
     pub(crate) fn spares_box(&self, n: &Node) -> bool {
-        self.reuse.as_ref().is_some_and(|r| !r.boxes) && self.known(n).is_some()
+        self.reuse
+            .as_ref()
+            .is_some_and(|r| !r.boxes && r.unchanged(n.handle.path(), digest(n)))
     }
 
     /// What the last read found of `n`, if nothing named it since and it is as it was.
@@ -135,7 +146,7 @@ impl Memo {
         for n in nodes {
             n.walk(&mut |x| {
                 let (path, d) = (x.handle.path(), digest(x));
-                if !r.boxes && r.known(path, d).is_some() {
+                if !r.boxes && r.unchanged(path, d) {
                     spared.insert(path.to_string());
                 }
                 let found = clue(x).then(|| (x.hint.clone(), x.clickable));
@@ -224,16 +235,22 @@ impl Memo {
         }
     }
 
-    /// Forgets everything (the next read asks the app about every element again).
+    /// Forgets everything (the next read asks the app about every element again), but for
+    /// what leaves out, where boxes do not matter, the boxes of elements found as they were.
     pub fn clear(&mut self) {
-        let boxes = self.reuse.as_ref().map(|r| r.boxes);
+        let reuse = self.reuse.take();
         *self = Memo {
             recheck_children: self.recheck_children,
             restate_all: self.restate_all,
             ..Memo::default()
         };
-        if let Some(boxes) = boxes {
-            self.reuse(boxes);
+        if let Some(r) = reuse {
+            self.reuse = Some(Reuse {
+                boxes: r.boxes,
+                last: if r.boxes { HashMap::new() } else { r.last },
+                named: r.named,
+                off: true,
+            });
         }
     }
 }
@@ -337,16 +354,19 @@ mod tests {
         assert!(m.clue(&renamed).is_none() && !m.spares_box(&renamed));
         // A new element is asked.
         assert!(!m.spares_box(&element("/new", "")));
-        // A timed look takes nothing; the read after it takes again.
+        // A timed look takes no clue (a page changes an icon's class silently), but leaves
+        // out the boxes of elements as they were; the read after it takes again.
         m.poll();
-        assert!(m.clue(&icon).is_none() && !m.spares_box(&other));
+        assert!(m.clue(&icon).is_none() && m.spares_box(&other));
+        assert!(!m.spares_box(&renamed));
         m.read_done(&read, |n| n.name.is_empty());
         assert!(m.clue(&icon).is_some());
-        // Forgetting keeps the asking, not what was read.
+        // Forgetting keeps the asking, not what was read but for boxes that do not matter.
         m.clear();
-        assert!(m.clue(&icon).is_none());
+        assert!(m.clue(&icon).is_none() && m.spares_box(&other));
+        assert!(!m.spares_box(&renamed));
         m.read_done(&read, |n| n.name.is_empty());
-        assert!(m.spares_box(&other));
+        assert!(m.spares_box(&other) && m.clue(&icon).is_some());
         // Boxes that matter are never spared.
         m.reuse(true);
         m.read_done(&read, |n| n.name.is_empty());
