@@ -7,6 +7,7 @@ over 20 s after the snapshot and a second, in % of a core.
     python3 bench/observe_idle.py ROUNDS BIN [BIN...]   # in a sandbox showing tests/fixtures/page.html
 """
 
+import os
 import subprocess
 import sys
 import time
@@ -32,8 +33,8 @@ def main():
                 time.sleep(1.0)
                 before = ticks(p.pid)
                 time.sleep(20)
-                # Clock ticks are hundredths of a second: ticks over 20 s are % of a core * 20.
-                print(b, "idle CPU %.2f %% of a core" % ((ticks(p.pid) - before) / 20), flush=True)
+                hz = os.sysconf("SC_CLK_TCK")
+                print(b, "idle CPU %.2f %% of a core" % ((ticks(p.pid) - before) / hz / 20 * 100), flush=True)
             finally:
                 p.terminate()
                 p.wait()
