@@ -61,10 +61,10 @@ impl Reuse {
     /// The last read's entry for the element at `path`, if it may stand: no timed look is
     /// due, nothing named the element since, and its digest is `d` still.
     fn known(&self, path: &str, d: u64) -> Option<&(u64, Option<(String, bool)>)> {
-        if self.off || self.named.contains(path) {
+        if self.off || !self.unchanged(path, d) {
             return None;
         }
-        self.last.get(path).filter(|(was, _)| *was == d)
+        self.last.get(path)
     }
 
     /// Whether the element at `path` is as the last read found it and nothing named it
