@@ -7,7 +7,6 @@
 use super::secrets::Secrets;
 use super::tools::{Act, Space, Spot};
 use desktop_core::overlay::{Coords, Inset, Overlays};
-use desktop_core::refs::RefMap;
 use desktop_core::shot::{Encoding, LastFrame};
 use desktop_core::watch::ShotRequest;
 use desktop_core::{render, screenshot};
@@ -239,9 +238,6 @@ pub async fn observe<D: Desktop>(
             // one); names stay for the ref map, which checks them, and are blanked in the text.
             blank_values(&mut data.elements, secrets);
             let text = render::capped_read_text(&mut data, o.tree_tokens.max(200), o.bounds);
-            if let Err(e) = RefMap::remember(&d.refs_path(), &data) {
-                crate::notice(&format!("cannot save element ids: {e}"));
-            }
             (Some(data), text)
         }
         Err(e) => (

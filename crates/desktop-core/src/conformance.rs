@@ -21,7 +21,6 @@ use crate::error::{ErrorCode, Result};
 use crate::filter::Filters;
 use crate::model::WindowInfo;
 use crate::node::{Node, Rect, States};
-use crate::refs::RefMap;
 use crate::request::{Action, ActionRequest, Aim, Element};
 use crate::role::Role;
 use crate::watch::{self, WaitRequest};
@@ -109,14 +108,13 @@ fn filters() -> Filters {
     }
 }
 
-/// Reads the stage's window and records its ids, as the faces do.
+/// Reads the stage's window (the read records its ids).
 async fn read<S: Stage>(stage: &S) -> std::result::Result<Vec<Node>, String> {
     let d = stage.desktop();
     let data = d
         .read(&stage.target(), &filters())
         .await
         .map_err(|e| format!("read: {}", e.message))?;
-    RefMap::remember(&d.refs_path(), &data).map_err(|e| format!("saving ids: {e}"))?;
     let mut all = Vec::new();
     for n in &data.elements {
         n.walk(&mut |x| all.push(x.clone()));

@@ -1,9 +1,9 @@
-//! `observe`'s diff: elements are followed by identity (backend handle first, then
-//! fingerprint: role, name, named ancestors), not by traversal index, so one element
-//! inserted at the top is one `added` event rather than a cascade. Each element keeps the
-//! id it was first given for the whole observation.
+//! `observe`'s diff: elements are followed by identity — the id each has in its window
+//! (`refs`: the backend's handle showing the same role and name), never by traversal
+//! index — so one element inserted at the top is one `added` event rather than a cascade,
+//! and every id an event names is the id reads and actions use.
 
-use crate::node::{Handle, Node, Rect, States};
+use crate::node::{Node, Rect, States};
 use crate::render::{shown_value, Compact};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -15,152 +15,70 @@ pub struct Ignore {
     pub focus: bool,
 }
 
-/// One element as last seen.
-#[derive(Clone, Debug)]
-struct Seen {
-    id: u32,
-    handle: Handle,
-    fingerprint: String,
-    node: Node,
-}
-
 /// Follows a window's elements from one read to the next.
 #[derive(Debug, Default)]
 pub struct Observer {
-    next_id: u32,
-    seen: Vec<Seen>,
+    /// Each element of the last read, childless, by its id, in reading order.
+    seen: Vec<Node>,
 }
 
 /// One change, as the JSON object `observe` prints (without `ts`).
 pub type Change = Value;
 
-fn flatten(nodes: &[Node]) -> Vec<(Node, String, String)> {
+/// Every element, childless, with the path of roles above it.
+fn flatten(nodes: &[Node]) -> Vec<(Node, String)> {
     let mut out = Vec::new();
-    fn go(
-        nodes: &[Node],
-        roles: &mut Vec<String>,
-        named: &mut Vec<String>,
-        out: &mut Vec<(Node, String, String)>,
-    ) {
+    fn go(nodes: &[Node], roles: &mut Vec<String>, out: &mut Vec<(Node, String)>) {
         for n in nodes {
             let mut flat = n.clone();
             flat.children.clear();
-            let fingerprint = format!("{}|{}|{}", n.role.short(), n.name, named.join(">"));
-            out.push((flat, fingerprint, roles.join(" > ")));
+            out.push((flat, roles.join(" > ")));
             roles.push(n.role.short().to_string());
-            let pushed = !n.name.is_empty();
-            if pushed {
-                named.push(format!("{}:{}", n.role.short(), n.name));
-            }
-            go(&n.children, roles, named, out);
+            go(&n.children, roles, out);
             roles.pop();
-            if pushed {
-                named.pop();
-            }
         }
     }
-    go(nodes, &mut Vec::new(), &mut Vec::new(), &mut out);
+    go(nodes, &mut Vec::new(), &mut out);
     out
 }
 
 impl Observer {
-    /// Takes the first read; returns the number of elements.
-    pub fn baseline(&mut self, nodes: &mut [Node]) -> usize {
-        let flat = flatten(nodes);
-        self.seen = flat
-            .into_iter()
-            .map(|(node, fingerprint, _)| {
-                self.next_id += 1;
-                Seen {
-                    id: self.next_id,
-                    handle: node.handle.clone(),
-                    fingerprint,
-                    node,
-                }
-            })
-            .collect();
-        self.assign_ids(nodes);
+    /// Takes the first read (its elements numbered by the read); returns how many there are.
+    pub fn baseline(&mut self, nodes: &[Node]) -> usize {
+        self.seen = flatten(nodes).into_iter().map(|(n, _)| n).collect();
         self.seen.len()
     }
 
-    /// Compares a new read with the last one and returns the changes; `nodes` get the
-    /// observer's ids (so actions on them work with `--id`).
-    pub fn diff(&mut self, nodes: &mut [Node], ignore: Ignore) -> Vec<Change> {
+    /// Compares a new read with the last one and returns the changes, by the elements' ids.
+    pub fn diff(&mut self, nodes: &[Node], ignore: Ignore) -> Vec<Change> {
         let flat = flatten(nodes);
-        let mut prev_by_handle: HashMap<&Handle, usize> = HashMap::new();
-        for (i, s) in self.seen.iter().enumerate() {
-            prev_by_handle.insert(&s.handle, i);
-        }
-        let mut taken = vec![false; self.seen.len()];
-        let mut matched: Vec<Option<usize>> = vec![None; flat.len()];
-        for (k, (node, _, _)) in flat.iter().enumerate() {
-            if let Some(&i) = prev_by_handle.get(&node.handle) {
-                if !taken[i] {
-                    taken[i] = true;
-                    matched[k] = Some(i);
-                }
-            }
-        }
-        // A new object that looks the same as a vanished one is the same element re-made.
-        for (k, (_, fp, _)) in flat.iter().enumerate() {
-            if matched[k].is_none() {
-                if let Some(i) =
-                    (0..self.seen.len()).find(|&i| !taken[i] && &self.seen[i].fingerprint == fp)
-                {
-                    taken[i] = true;
-                    matched[k] = Some(i);
-                }
-            }
-        }
+        let before: HashMap<u32, &Node> = self.seen.iter().map(|n| (n.id, n)).collect();
         let mut changes = Vec::new();
-        let mut next_seen = Vec::with_capacity(flat.len());
-        for (k, (node, fingerprint, path)) in flat.into_iter().enumerate() {
-            let id = match matched[k] {
-                Some(i) => {
-                    let before = &self.seen[i];
-                    let fields = changed_fields(&before.node, &node, ignore);
+        let mut still = std::collections::HashSet::new();
+        for (node, path) in &flat {
+            still.insert(node.id);
+            match before.get(&node.id) {
+                Some(old) => {
+                    let fields = changed_fields(old, node, ignore);
                     if !fields.is_empty() {
-                        changes
-                            .push(json!({"type": "changed", "id": before.id, "changes": fields}));
+                        changes.push(json!({"type": "changed", "id": node.id, "changes": fields}));
                     }
-                    before.id
                 }
                 None => {
-                    self.next_id += 1;
-                    let mut el = node.clone();
-                    el.id = self.next_id;
-                    let el = serde_json::to_value(Compact::flat(&el)).unwrap_or(Value::Null);
+                    let el = serde_json::to_value(Compact::flat(node)).unwrap_or(Value::Null);
                     changes.push(json!({"type": "added", "el": el, "p": path}));
-                    self.next_id
                 }
-            };
-            next_seen.push(Seen {
-                id,
-                handle: node.handle.clone(),
-                fingerprint,
-                node,
-            });
-        }
-        for (i, s) in self.seen.iter().enumerate() {
-            if !taken[i] {
-                let mut gone = json!({"type": "removed", "id": s.id, "r": s.node.role.short()});
-                if !s.node.name.is_empty() {
-                    gone["t"] = json!(s.node.name);
-                }
-                changes.push(gone);
             }
         }
-        self.seen = next_seen;
-        self.assign_ids(nodes);
-        changes
-    }
-
-    /// Writes the observer's ids into the tree, in the same pre-order the flattening used.
-    fn assign_ids(&self, nodes: &mut [Node]) {
-        let mut it = self.seen.iter().map(|s| s.id);
-        for n in nodes.iter_mut() {
-            n.walk_mut(&mut |x| x.id = it.next().unwrap_or(0));
+        for s in self.seen.iter().filter(|s| !still.contains(&s.id)) {
+            let mut gone = json!({"type": "removed", "id": s.id, "r": s.role.short()});
+            if !s.name.is_empty() {
+                gone["t"] = json!(s.name);
+            }
+            changes.push(gone);
         }
+        self.seen = flat.into_iter().map(|(n, _)| n).collect();
+        changes
     }
 
     pub fn len(&self) -> usize {
@@ -237,36 +155,36 @@ mod tests {
     use super::*;
     use crate::role::Role;
 
-    fn el(role: Role, name: &str, path: &str, y: i32) -> Node {
+    /// An element with the id its window's record gives it.
+    fn el(role: Role, name: &str, id: u32, y: i32) -> Node {
         Node {
+            id,
             role,
             name: name.into(),
-            handle: Handle::new(path),
             bounds: Some(Rect::new(0, y, 50, 20)),
             ..Node::default()
         }
     }
 
-    fn page(items: &[(&str, &str)]) -> Vec<Node> {
+    fn page(items: &[(&str, u32)]) -> Vec<Node> {
         let children = items
             .iter()
             .enumerate()
-            .map(|(i, (n, p))| el(Role::Button, n, p, i as i32 * 20))
+            .map(|(i, (n, id))| el(Role::Button, n, *id, i as i32 * 20))
             .collect();
         vec![Node {
             children,
-            ..el(Role::Group, "Form", "/form", 0)
+            ..el(Role::Group, "Form", 1, 0)
         }]
     }
 
     #[test]
     fn insert_at_top_is_one_added_event() {
         let mut o = Observer::default();
-        let mut first = page(&[("A", "/a"), ("B", "/b")]);
-        assert_eq!(o.baseline(&mut first), 3);
-        let mut next = page(&[("New", "/n"), ("A", "/a"), ("B", "/b")]);
+        assert_eq!(o.baseline(&page(&[("A", 2), ("B", 3)])), 3);
+        let next = page(&[("New", 4), ("A", 2), ("B", 3)]);
         let ch = o.diff(
-            &mut next,
+            &next,
             Ignore {
                 bounds: true,
                 focus: false,
@@ -275,13 +193,10 @@ mod tests {
         assert_eq!(ch.len(), 1, "{ch:?}");
         assert_eq!(ch[0]["type"], "added");
         assert_eq!(ch[0]["el"]["t"], "New");
-        assert_eq!(ch[0]["el"]["i"], 4, "new ids continue after the baseline's");
+        assert_eq!(ch[0]["el"]["i"], 4, "the id its read gave it");
         assert_eq!(ch[0]["p"], "group");
-        // Ids stay with their elements.
-        assert_eq!(next[0].children[1].id, 2);
         // Without --ignore-bounds, the shifted ones report their move.
-        let mut again = page(&[("A", "/a"), ("B", "/b")]);
-        let ch = o.diff(&mut again, Ignore::default());
+        let ch = o.diff(&page(&[("A", 2), ("B", 3)]), Ignore::default());
         assert!(ch.iter().any(|c| c["type"] == "removed" && c["t"] == "New"));
         assert!(ch
             .iter()
@@ -291,30 +206,26 @@ mod tests {
     #[test]
     fn value_change_and_rerendered_objects() {
         let mut o = Observer::default();
-        let mut first = page(&[("A", "/a")]);
-        o.baseline(&mut first);
-        let mut next = page(&[("A", "/a2")]);
+        o.baseline(&page(&[("A", 2)]));
+        let mut next = page(&[("A", 2)]);
         next[0].children[0].value = Some("typed".into());
-        let ch = o.diff(&mut next, Ignore::default());
-        assert_eq!(
-            ch.len(),
-            1,
-            "same fingerprint, new object: one change, not remove+add: {ch:?}"
-        );
+        let ch = o.diff(&next, Ignore::default());
+        assert_eq!(ch.len(), 1, "{ch:?}");
         assert_eq!(ch[0]["changes"]["v"], json!(["", "typed"]));
         assert_eq!(ch[0]["id"], 2);
-        assert!(o
-            .diff(&mut page(&[("A", "/a2")]), Ignore::default())
-            .iter()
-            .all(|c| c["type"] == "changed"));
+        // A new object in its place has a new id (an action on the old one finds it again
+        // by its fingerprint, `refs::rematch`): its going and its coming, as reads show.
+        let ch = o.diff(&page(&[("A", 5)]), Ignore::default());
+        let kinds: Vec<&str> = ch.iter().map(|c| c["type"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["added", "removed"], "{ch:?}");
     }
 
     #[test]
     fn stable_ui_has_no_events() {
         let mut o = Observer::default();
-        o.baseline(&mut page(&[("A", "/a"), ("B", "/b")]));
+        o.baseline(&page(&[("A", 2), ("B", 3)]));
         assert!(o
-            .diff(&mut page(&[("A", "/a"), ("B", "/b")]), Ignore::default())
+            .diff(&page(&[("A", 2), ("B", 3)]), Ignore::default())
             .is_empty());
     }
 }

@@ -16,7 +16,6 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::filter::Filters;
 use crate::model::{ReadData, Target, WindowInfo};
 use crate::node::{Handle, Node, Rect, States};
-use crate::refs::RefMap;
 use std::cell::RefCell;
 use std::path::PathBuf;
 
@@ -283,14 +282,9 @@ impl FakeDesktop {
             .find_map(|w| find_in(&mut w.tree, &h).map(|n| n.clone()))
     }
 
-    /// Reads the focused window (as `read` does) and records its ids, as the faces do.
+    /// Reads the focused window as `read` does (its ids recorded by the read itself).
     pub async fn read_and_record(&self, filters: &Filters) -> Result<ReadData> {
-        let data = self.read(&Target::default(), filters).await?;
-        let mut map = RefMap::load(&self.refs);
-        map.record(&data);
-        map.save(&self.refs)
-            .map_err(|e| Error::internal(format!("cannot save the fake's refs: {e}")))?;
-        Ok(data)
+        self.read(&Target::default(), filters).await
     }
 
     /// Replaces the displays (several, scaled, left of or above the primary one).

@@ -155,7 +155,7 @@ async fn into_field<D: Desktop, F: std::future::Future<Output = ()>>(
     d: &D,
     window: &WindowInfo,
     scope: &Target,
-    (mut data, mut chooser): (ReadData, Chooser),
+    (_read, mut chooser): (ReadData, Chooser),
     text: &str,
     sleep: &impl Fn(Duration) -> F,
 ) -> Result<u32> {
@@ -165,7 +165,7 @@ async fn into_field<D: Desktop, F: std::future::Future<Output = ()>>(
         let deadline = Instant::now() + FIELD_WAIT;
         while chooser.field.is_none() && Instant::now() < deadline {
             sleep(POLL).await;
-            data = read(d, window).await?;
+            let data = read(d, window).await?;
             chooser = classify(&data.elements).unwrap_or(chooser);
         }
     }
@@ -181,7 +181,6 @@ async fn into_field<D: Desktop, F: std::future::Future<Output = ()>>(
             "Read the dialog and pick the file in its list, then press its Open or Save button",
         )
     })?;
-    let _ = crate::refs::RefMap::remember(&d.refs_path(), &data);
     let on = |action| ActionRequest::new(scope.clone(), Aim::Element(Element::Id(field)), action);
     d.act(&on(Action::Focus)).await?;
     let set = d

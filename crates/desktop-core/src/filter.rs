@@ -549,10 +549,34 @@ fn lone_control(n: &mut Node) -> Option<&mut Node> {
     }
 }
 
-/// Numbers the kept nodes in pre-order from 1 and truncates after `max` of them.
-/// Returns the total count before truncation.
-pub fn number_and_cap(nodes: &mut Vec<Node>, max: Option<usize>) -> usize {
-    let mut next = 0u32;
+/// Keeps the first `max` nodes in reading order (pre-order) and answers how many there
+/// were before. Ids are not touched: they name elements, not places in one read.
+pub fn cap(nodes: &mut Vec<Node>, max: Option<usize>) -> usize {
+    fn count(nodes: &[Node]) -> usize {
+        nodes.iter().map(|n| 1 + count(&n.children)).sum()
+    }
+    let total = count(nodes);
+    if let Some(max) = max.filter(|m| *m < total) {
+        fn cut(nodes: &mut Vec<Node>, left: &mut usize) {
+            let mut kept = 0;
+            for n in nodes.iter_mut() {
+                if *left == 0 {
+                    break;
+                }
+                *left -= 1;
+                kept += 1;
+                cut(&mut n.children, left);
+            }
+            nodes.truncate(kept);
+        }
+        cut(nodes, &mut { max });
+    }
+    total
+}
+
+/// Numbers the nodes in reading order from 1: ids for a tree no window's record holds
+/// (fixture tests of a backend's mapping).
+pub fn number_in_order(nodes: &mut [Node]) {
     fn number(nodes: &mut [Node], next: &mut u32) {
         for n in nodes {
             *next += 1;
@@ -560,19 +584,12 @@ pub fn number_and_cap(nodes: &mut Vec<Node>, max: Option<usize>) -> usize {
             number(&mut n.children, next);
         }
     }
-    number(nodes, &mut next);
-    let total = next as usize;
-    if let Some(max) = max {
-        if total > max {
-            let max = max as u32;
-            fn cut(nodes: &mut Vec<Node>, max: u32) {
-                nodes.retain(|n| n.id <= max);
-                for n in nodes {
-                    cut(&mut n.children, max);
-                }
-            }
-            cut(nodes, max);
-        }
-    }
+    number(nodes, &mut 0);
+}
+
+/// [`cap`], then [`number_in_order`]: a read numbered on its own.
+pub fn number_and_cap(nodes: &mut Vec<Node>, max: Option<usize>) -> usize {
+    let total = cap(nodes, max);
+    number_in_order(nodes);
     total
 }

@@ -192,7 +192,6 @@ pub async fn open<D: Desktop, F: std::future::Future<Output = ()>>(
             node.as_ref()
                 .map_or_else(|| want.clone(), |n| n.name.clone()),
         );
-        let _ = crate::refs::RefMap::remember(&d.refs_path(), &data);
         if data.window.id != current.id {
             seen.push(data.window.id);
             current = data.window.clone();

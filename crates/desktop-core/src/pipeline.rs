@@ -1,13 +1,25 @@
 //! The one read pipeline every backend runs on a window's raw tree: structural filters,
 //! the backend's hydrate step (bounds, values and actions of what survived), spatial and
-//! text filters, simplification, numbering and caps. The ids a user sees depend on this
-//! order, so it is written once, here.
+//! text filters, simplification, caps and ids (each element's own in its window, kept in
+//! the ref map: `refs`). What a read shows depends on this order, so it is written once,
+//! here.
 
-use crate::error::Result;
+use crate::error::{Error, ErrorCode, Result};
 use crate::filter::{self, Filters};
 use crate::model::{ReadData, WindowInfo};
 use crate::node::{Node, Rect};
+use std::path::Path;
 use std::time::Instant;
+
+/// How a read's elements get their ids.
+#[derive(Clone, Copy, Debug)]
+pub enum Ids<'a> {
+    /// The window's own ids, kept in the ref map at this path: every read a face shows, so
+    /// an id from any earlier read names the same element (`refs`).
+    Kept(&'a Path),
+    /// In reading order from 1, kept nowhere: a backend's fixture tests.
+    InOrder,
+}
 
 /// A window's tree as the backend walked it, before any filter.
 #[derive(Debug)]
@@ -22,11 +34,12 @@ pub struct Walked {
 }
 
 /// Filters, hydrates (the backend's `hydrate` fills in what the structural filters kept),
-/// filters by place and text within `screen`, simplifies and numbers the walked tree.
+/// filters by place and text within `screen`, simplifies, caps and numbers the walked tree.
 pub async fn finish<H>(
     walked: Walked,
     filters: &Filters,
     screen: Option<Rect>,
+    ids: Ids<'_>,
     hydrate: H,
 ) -> Result<ReadData>
 where
@@ -56,12 +69,12 @@ where
     } else {
         filter::simplify(nodes, filters)
     };
-    let total = filter::number_and_cap(&mut nodes, filters.max_elements);
+    let total = filter::cap(&mut nodes, filters.max_elements);
     let shown = filters.max_elements.map_or(total, |m| total.min(m));
     let ts = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    Ok(ReadData {
+    let mut data = ReadData {
         window,
         ts,
         elements: nodes,
@@ -73,5 +86,19 @@ where
         incomplete,
         window_boxes: false,
         timing,
-    })
+    };
+    let t = Instant::now();
+    match ids {
+        Ids::Kept(path) => crate::refs::RefMap::number(path, &mut data).map_err(|e| {
+            Error::new(
+                ErrorCode::UnsafeState,
+                format!("cannot record element ids in {}: {e}", path.display()),
+            )
+            .suggest("Check that the directory is yours and writable, or set XDG_RUNTIME_DIR")
+        })?,
+        Ids::InOrder => filter::number_in_order(&mut data.elements),
+    }
+    data.timing
+        .push(("ids", t.elapsed().as_secs_f64() * 1000.0));
+    Ok(data)
 }

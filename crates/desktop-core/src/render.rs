@@ -347,7 +347,7 @@ pub fn capped_read_text(data: &mut crate::ReadData, max_tokens: usize, bounds: b
     let mut out = read_text(data, bounds);
     while out.len() / 4 > max_tokens && data.shown > 1 {
         let keep = (data.shown * max_tokens * 4 / out.len().max(1)).clamp(1, data.shown - 1);
-        crate::filter::number_and_cap(&mut data.elements, Some(keep));
+        crate::filter::cap(&mut data.elements, Some(keep));
         data.shown = keep;
         out = read_text(data, bounds);
     }

@@ -8,7 +8,6 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::model::ReadData;
 use crate::node::Rect;
 use crate::overlay::{self, InsetInfo};
-use crate::refs::RefMap;
 use crate::request::Element;
 use crate::shot::{self, Capture, Encoding, Mark};
 use crate::watch::ShotRequest;
@@ -190,13 +189,6 @@ pub async fn take_with<D: Desktop>(
                     Some(w) => d.read_window(w.clone(), &filters, None).await?,
                     None => d.read(scope, &filters).await?,
                 };
-                let path = d.refs_path();
-                if let Err(e) = RefMap::remember(&path, &fresh) {
-                    warning = Some(format!(
-                        "cannot save element ids to {}: {e}",
-                        path.display()
-                    ));
-                }
                 &fresh
             }
         };

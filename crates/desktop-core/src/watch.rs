@@ -8,7 +8,6 @@ use crate::filter::{matches_text, Filters};
 use crate::model::Target;
 use crate::node::{Node, Rect};
 use crate::overlay::{Inset, Overlays};
-use crate::refs::RefMap;
 use crate::render::Compact;
 use crate::request::Element;
 use crate::role::Role;
@@ -125,8 +124,6 @@ async fn look<D: Desktop>(d: &D, a: &WaitRequest) -> Result<Look> {
             ..(*n).clone()
         })
         .collect();
-    // The matches carry ids: record them, as a read would (a failure costs only the ids).
-    let _ = RefMap::remember(&d.refs_path(), &data);
     Ok(Look::Found(els))
 }
 

@@ -470,7 +470,9 @@ pub(crate) async fn read_window_with(
         }
         Ok(())
     };
-    let mut data = pipeline::finish(walked, filters, screen, hydrate).await?;
+    let refs = desktop_core::Desktop::refs_path(d);
+    let ids = pipeline::Ids::Kept(&refs);
+    let mut data = pipeline::finish(walked, filters, screen, ids, hydrate).await?;
     data.window_boxes = window_boxes;
     if let (Some(w), Some((heard, drawn))) = (&d.warm, seen) {
         if !window_boxes && data.incomplete.is_none() {

@@ -72,7 +72,14 @@ fn read(name: &str, f: &Filters) -> ReadData {
         timing: Vec::new(),
     };
     let hydrate = async |_: &mut Vec<Node>| Ok(());
-    block_on(pipeline::finish(walked, f, Some(SCREEN), hydrate)).unwrap()
+    block_on(pipeline::finish(
+        walked,
+        f,
+        Some(SCREEN),
+        pipeline::Ids::InOrder,
+        hydrate,
+    ))
+    .unwrap()
 }
 
 /// `read` (visible only, as the CLI defaults).

@@ -27,7 +27,6 @@
 use desktop_core::action::{ActionResult, Effect, Route};
 use desktop_core::conformance::Stage;
 use desktop_core::keys::Combo;
-use desktop_core::refs::RefMap;
 use desktop_core::render::read_text;
 use desktop_core::request::{Action, ActionRequest, Aim, Button, Element};
 use desktop_core::system::{Clipboard, System};
@@ -248,7 +247,6 @@ async fn read(d: &WinDesktop, t: &Target, f: &Filters) -> ReadData {
         .read(t, f)
         .await
         .unwrap_or_else(|e| panic!("read of {t:?}: {e}"));
-    RefMap::remember(&d.refs_path(), &data).unwrap();
     data
 }
 

@@ -22,10 +22,6 @@ pub async fn run_on(
         let mut data = d.read(&args.target.target(), &filters).await?;
         data.flat = args.compact;
         data.bounds = !args.no_bounds;
-        let ids = std::time::Instant::now();
-        remember(&*d, &data);
-        data.timing
-            .push(("ids", ids.elapsed().as_secs_f64() * 1000.0));
         Ok::<_, Error>(data)
     }
     .await;
@@ -52,17 +48,6 @@ pub async fn run_on(
         }
     }
     code
-}
-
-/// Records the ids of this read for later actions; a failure costs only the ids.
-pub(crate) fn remember<D: desktop_core::Desktop>(d: &D, data: &desktop_core::ReadData) {
-    let path = d.refs_path();
-    if let Err(e) = desktop_core::refs::RefMap::remember(&path, data) {
-        notice(&format!(
-            "cannot save element ids to {}: {e}",
-            path.display()
-        ));
-    }
 }
 
 pub(crate) fn text(data: &desktop_core::ReadData) -> String {

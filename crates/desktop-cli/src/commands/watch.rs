@@ -44,11 +44,6 @@ fn note<M: ReadMemo>(memo: &mut M, c: &Change) {
     memo.touched(&c.handle, c.children);
 }
 
-/// Records the ids of an observation's read, as `read` does (a failure costs only the ids).
-fn remember<D: Desktop>(d: &D, data: &ReadData) {
-    let _ = desktop_core::refs::RefMap::remember(&d.refs_path(), data);
-}
-
 /// Completes on Ctrl+C, and on Unix on SIGTERM too (`observe` then ends with `done`; an
 /// action is given up). The signals are taken over at its first poll.
 pub(crate) async fn interrupted() {
@@ -113,7 +108,7 @@ pub async fn observe_events<D: Desktop>(
     // be asked for its box again.
     let boxes = !ignore.bounds || filters.visible_only || filters.bbox.is_some();
     ReadMemo::reuse(&mut memo, boxes);
-    let mut data = match observe_read(d, &window, filters, &mut memo).await {
+    let data = match observe_read(d, &window, filters, &mut memo).await {
         Ok(data) => data,
         Err(e) => {
             emit(error_event(&e));
@@ -121,8 +116,7 @@ pub async fn observe_events<D: Desktop>(
             return Ok(false);
         }
     };
-    let count = observer.baseline(&mut data.elements);
-    remember(d, &data);
+    let count = observer.baseline(&data.elements);
     emit(
         json!({"type": "snapshot", "ts": now_secs(), "count": count, "app": window.app, "window": window.title}),
     );
@@ -202,11 +196,10 @@ pub async fn observe_events<D: Desktop>(
             _ = &mut stop_signal => break,
         };
         match observe_read(d, &window, filters, &mut memo).await {
-            Ok(mut data) => {
+            Ok(data) => {
                 last_error.clear();
-                let changes = observer.diff(&mut data.elements, ignore);
+                let changes = observer.diff(&data.elements, ignore);
                 if !changes.is_empty() {
-                    remember(d, &data);
                     look = interval;
                 } else if looking {
                     look = (look * 2).min(interval * 4);

@@ -3,7 +3,7 @@
 //! cancels at about 60 s) and honours cancellation; failures are tool errors carrying our
 //! error code and suggestion, so a model can recover.
 
-use crate::commands::{act, read, watch};
+use crate::commands::{act, watch};
 use crate::platform::Platform;
 use base64::Engine;
 use desktop_core::shot::Encoding;
@@ -372,7 +372,6 @@ async fn read_tool(d: &Platform, a: p::Read) -> Result<CallToolResult> {
     // The token cap: about four characters a token in the text tree.
     let max_tokens = a.max_tokens.unwrap_or(8000).max(100);
     let text = render::capped_read_text(&mut data, max_tokens, a.bounds);
-    read::remember(d, &data);
     Ok(structured(&data, Some(text)))
 }
 

@@ -43,12 +43,12 @@ impl<'d, D: Desktop> Watch<'d, D> {
     /// in `observe`'s order.
     async fn start(d: &'d D, window: WindowInfo) -> Result<(Self, Vec<Node>), String> {
         let mut memo = D::Memo::default();
-        let mut data = d
+        let data = d
             .read_window(window.clone(), &filters(), Some(&mut memo))
             .await
             .map_err(|e| format!("baseline read: {}", e.message))?;
         let mut observer = Observer::default();
-        observer.baseline(&mut data.elements);
+        observer.baseline(&data.elements);
         let stream = d.changes(&window).await;
         let mut all = Vec::new();
         for n in &data.elements {
@@ -114,12 +114,12 @@ impl<'d, D: Desktop> Watch<'d, D> {
                 self.memo.clear();
                 stage.sleep(POLL).await;
             }
-            let mut data = self
+            let data = self
                 .d
                 .read_window(self.window.clone(), &filters(), Some(&mut self.memo))
                 .await
                 .map_err(|e| format!("read after {what}: {}", e.message))?;
-            seen.extend(self.observer.diff(&mut data.elements, IGNORE));
+            seen.extend(self.observer.diff(&data.elements, IGNORE));
             if seen.iter().any(&wanted) {
                 return Ok(seen);
             }

@@ -9,7 +9,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::filter::Filters;
 use crate::model::{AppInfo, AppList, ReadData, Target, WindowInfo, WindowList};
 use crate::node::{Handle, Node, Rect, States};
-use crate::refs::{self, Probe, RefMap, WindowRefs};
+use crate::refs::{self, Probe, WindowRefs};
 use crate::request::{Action, ActionRequest, Aim, Element};
 use crate::shot::Capture;
 use std::path::PathBuf;
@@ -41,8 +41,7 @@ impl FakeDesktop {
     async fn element(&self, scope: &Target, e: &Element) -> Result<(Node, Option<u64>)> {
         match e {
             Element::Id(id) => {
-                let map = RefMap::load(&self.refs);
-                let (window, found) = refs::resolve(self, &map, *id, scope).await?;
+                let (window, found) = refs::resolve(self, &self.refs, *id, scope).await?;
                 Ok((found.node, window.window_id))
             }
             Element::Text { text, role, exact } => {
@@ -188,7 +187,14 @@ impl Desktop for FakeDesktop {
             timing: Vec::new(),
         };
         // Its elements carry their bounds and values already: nothing to hydrate.
-        crate::pipeline::finish(walked, filters, self.screen(), async |_| Ok(())).await
+        crate::pipeline::finish(
+            walked,
+            filters,
+            self.screen(),
+            crate::pipeline::Ids::Kept(&self.refs),
+            async |_| Ok(()),
+        )
+        .await
     }
 
     async fn find(&self, scope: &Target, element: &Element) -> Result<Found> {

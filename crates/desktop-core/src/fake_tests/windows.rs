@@ -129,7 +129,6 @@ fn each_window_is_read_and_acted_on_by_itself() {
     assert_eq!(data.window.id, Some(mail));
     assert_eq!(data.elements.len(), 1);
     assert_eq!(data.elements[0].name, "Send");
-    crate::refs::RefMap::remember(&d.refs_path(), &data).unwrap();
     let send = data.elements[0].id;
     let found = block_on(d.find(&notes, &Element::Id(send))).unwrap();
     assert_eq!((found.name.as_str(), found.window_id), ("Send", Some(mail)));

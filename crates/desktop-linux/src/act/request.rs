@@ -6,7 +6,6 @@ use crate::seat::Keyboard;
 use crate::LinuxDesktop;
 use desktop_core::action::{ActionResult, Effect, Route};
 use desktop_core::keys::Modifier;
-use desktop_core::refs::RefMap;
 use desktop_core::{
     Action, ActionRequest, Aim, Button, Direction, Element, Error, ErrorCode, Rect, Result, Role,
     Target, WindowInfo,
@@ -214,8 +213,8 @@ impl LinuxDesktop {
     pub async fn element(&self, scope: &Target, e: &Element) -> Result<Live> {
         match e {
             Element::Id(id) => {
-                let map = RefMap::load(&desktop_core::Desktop::refs_path(self));
-                self.element_by_id(&map, *id, scope).await
+                let path = desktop_core::Desktop::refs_path(self);
+                self.element_by_id(&path, *id, scope).await
             }
             Element::Text { text, role, exact } => {
                 self.element_by_text(scope, text, role.as_ref(), *exact)

@@ -12,6 +12,7 @@ use desktop_core::node::wordless;
 use desktop_core::refs::{self, RefMap};
 use desktop_core::{Caps, WindowInfo};
 use desktop_core::{Error, ErrorCode, Filters, Handle, Node, Rect, Result, Role, States, Target};
+use std::path::Path;
 
 /// The live state of one element: role, states, name, interfaces and bounds (and its value,
 /// never for a secure field).
@@ -182,15 +183,20 @@ impl LinuxDesktop {
         }
     }
 
-    /// Element `id` of the last read (of the window `scope` names): the recorded handle if
-    /// it still shows the same element, else the one element matching its fingerprint.
-    pub async fn element_by_id(&self, map: &RefMap, id: u32, scope: &Target) -> Result<Live> {
-        let (w, entry) = map.lookup(id, scope)?;
+    /// Element `id` of its window (the one `scope` names, else the latest read): the
+    /// recorded handle if it still shows the same element, else the one element matching
+    /// its fingerprint that no other id named beside it (`refs::resolve`).
+    pub async fn element_by_id(&self, path: &Path, id: u32, scope: &Target) -> Result<Live> {
+        let w = RefMap::window_of(path, id, scope)?;
         if crate::identity::is_stopped(w.pid) {
             return Err(crate::stopped_error(&w.app, w.pid));
         }
+        let owner = w
+            .get(id)
+            .map(|e| e.handle.owner().to_string())
+            .unwrap_or_default();
         let bus = self
-            .peer(entry.handle.owner())
+            .peer(&owner)
             .await
             .map_err(|e| app_error(e, &w.app, self.timeout))?;
         let window_id = w.window_id.and_then(|i| u32::try_from(i).ok());
@@ -199,7 +205,11 @@ impl LinuxDesktop {
             bus,
             app: &w.app,
         };
-        let (_, found) = refs::resolve(&probing, map, id, scope).await?;
+        let found = refs::resolve_in(&probing, &w, id).await?;
+        if found.rematched {
+            // Only the next action's speed depends on it: a failure to write costs nothing else.
+            let _ = RefMap::adopt(path, &w, id, &found.node.handle);
+        }
         Ok(self
             .live(
                 found.node,

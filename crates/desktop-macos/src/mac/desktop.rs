@@ -12,7 +12,7 @@ use crate::windows::pair;
 use desktop_core::action::{usable, Acted, ActionResult, Effect, ElementState, Route};
 use desktop_core::backend::{Display, Found, NoMemo};
 use desktop_core::filter;
-use desktop_core::refs::{self, Probe, RefMap, WindowRefs};
+use desktop_core::refs::{self, Probe, WindowRefs};
 use desktop_core::request::{Action, ActionRequest, Aim, Button, Element as Wanted};
 use desktop_core::shot::Capture;
 use desktop_core::windows::ByTitle;
@@ -221,8 +221,7 @@ impl MacDesktop {
     ) -> Result<(Element, Node, Option<u32>, bool)> {
         match e {
             Wanted::Id(id) => {
-                let map = RefMap::load(&self.refs);
-                let (_, found) = refs::resolve(self, &map, *id, scope).await?;
+                let (_, found) = refs::resolve(self, &self.refs, *id, scope).await?;
                 let (el, _) = self.read_one(&found.node.handle)?.ok_or_else(|| {
                     Error::new(ErrorCode::StaleRef, format!("element {id} is gone"))
                         .suggest("Read the window again and use the new ids")
@@ -378,7 +377,14 @@ impl Desktop for MacDesktop {
             timing,
         };
         // One batched read per element fetched bounds and values already.
-        pipeline::finish(w, filters, self.screen(), async |_| Ok(())).await
+        pipeline::finish(
+            w,
+            filters,
+            self.screen(),
+            pipeline::Ids::Kept(&self.refs),
+            async |_| Ok(()),
+        )
+        .await
     }
 
     async fn find(&self, scope: &Target, element: &Wanted) -> Result<Found> {

@@ -10,7 +10,7 @@ use crate::props;
 use desktop_core::action::{Acted, ActionResult, Effect, ElementState, Route};
 use desktop_core::backend::{Display, Found, NoMemo};
 use desktop_core::filter;
-use desktop_core::refs::{self, Probe, RefMap, WindowRefs};
+use desktop_core::refs::{self, Probe, WindowRefs};
 use desktop_core::request::{Action, ActionRequest, Aim, Element as Wanted};
 use desktop_core::shot::Capture;
 use desktop_core::windows::ByTitle;
@@ -135,8 +135,7 @@ impl WinDesktop {
     async fn aimed(&self, scope: &Target, e: &Wanted) -> Result<(Node, Option<u32>, bool)> {
         match e {
             Wanted::Id(id) => {
-                let map = RefMap::load(&self.refs);
-                let (_, found) = refs::resolve(self, &map, *id, scope).await?;
+                let (_, found) = refs::resolve(self, &self.refs, *id, scope).await?;
                 Ok((found.node, Some(*id), found.rematched))
             }
             Wanted::Text { text, role, exact } => {
@@ -237,7 +236,14 @@ impl Desktop for WinDesktop {
             timing: vec![(layer, t.elapsed().as_secs_f64() * 1000.0)],
             window,
         };
-        pipeline::finish(w, filters, self.screen(), async |_| Ok(())).await
+        pipeline::finish(
+            w,
+            filters,
+            self.screen(),
+            pipeline::Ids::Kept(&self.refs),
+            async |_| Ok(()),
+        )
+        .await
     }
 
     async fn find(&self, scope: &Target, element: &Wanted) -> Result<Found> {
