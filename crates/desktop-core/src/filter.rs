@@ -10,7 +10,8 @@ use crate::role::{Role, SHORT_NAMES};
 /// What `read` was asked to keep.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Filters {
-    /// Levels below the window to keep (1 = the window's children).
+    /// Levels of the answer to keep (1 = the window's children as the answer shows them):
+    /// counted in what a reader sees, not in the toolkit's unnamed levels left out.
     pub depth: Option<u32>,
     pub roles: Option<Vec<Role>>,
     pub visible_only: bool,
@@ -61,6 +62,10 @@ pub fn parse_rect(s: &str) -> Result<Rect> {
 impl Filters {
     /// Refuses filters no read can honour.
     pub fn validate(&self) -> Result<()> {
+        if self.depth == Some(0) {
+            return Err(Error::invalid_args("the depth must be at least 1")
+                .suggest("1 shows the window's top elements; leave it out for every level"));
+        }
         if self.max_elements == Some(0) {
             return Err(Error::invalid_args("the element limit must be at least 1")
                 .suggest("Leave it out for no limit, or give a positive number such as 200"));
@@ -104,13 +109,13 @@ pub fn retain(
     out
 }
 
-/// Drops what is hidden and what lies below `--depth`, before anything else is fetched.
+/// Drops what is hidden and what surely lies below `--depth`, before anything else is
+/// fetched.
 pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
     let mut nodes = nodes;
     if f.visible_only {
         count_scrolled_out(&mut nodes);
     }
-    let nodes = cut_depth(nodes, f.depth.unwrap_or(u32::MAX), 1);
     let nodes = if f.visible_only {
         let needle = f.text.as_deref().map(str::to_lowercase);
         retain(nodes, 1, &mut |n, _| {
@@ -172,6 +177,51 @@ pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
             }
         });
     }
+    if let Some(depth) = f.depth {
+        // Only levels the answer will surely show count here; `shown_depth` cuts exactly
+        // once the answer is simplified.
+        let counts = |n: &Node| f.full || surely_shown(n);
+        nodes = cut_levels(nodes, depth, &counts);
+    }
+    nodes
+}
+
+/// Keeps `depth` levels of the answer as it is (after simplification): `--depth` counts
+/// what a reader sees.
+pub fn shown_depth(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
+    match f.depth {
+        Some(depth) => cut_levels(nodes, depth, &|_| true),
+        None => nodes,
+    }
+}
+
+/// An element [`simplify`] keeps whatever its value turns out to be, so a level of the
+/// answer: it says something, or holds something and is not a structural wrapper.
+fn surely_shown(n: &Node) -> bool {
+    let notable = States::FOCUSED | States::SELECTED | States::CHECKED | States::EXPANDED;
+    !n.name.is_empty()
+        || !n.description.is_empty()
+        || n.more > 0
+        || n.is_interactive()
+        || (!n.children.is_empty()
+            && (n.states.bits() & notable.bits() != 0
+                || !(n.role.is_structural() || n.role.is_text())))
+}
+
+/// Drops what lies more than `depth` counted levels down, where only nodes `counts` says
+/// are levels add one (the others are hoisted away later).
+fn cut_levels(mut nodes: Vec<Node>, depth: u32, counts: &impl Fn(&Node) -> bool) -> Vec<Node> {
+    fn go(nodes: &mut Vec<Node>, above: u32, depth: u32, counts: &impl Fn(&Node) -> bool) {
+        for n in nodes.iter_mut() {
+            let level = above + u32::from(counts(n));
+            if level >= depth && counts(n) {
+                n.children.clear();
+            } else {
+                go(&mut n.children, level, depth, counts);
+            }
+        }
+    }
+    go(&mut nodes, 0, depth, counts);
     nodes
 }
 
@@ -266,18 +316,6 @@ fn mark_out_of_view(nodes: &mut [Node], parent_out: bool) {
         let out = n.out_of_view;
         mark_out_of_view(&mut n.children, out);
     }
-}
-
-fn cut_depth(mut nodes: Vec<Node>, max: u32, depth: u32) -> Vec<Node> {
-    for n in &mut nodes {
-        if depth >= max {
-            n.children.clear();
-        } else {
-            let children = std::mem::take(&mut n.children);
-            n.children = cut_depth(children, max, depth + 1);
-        }
-    }
-    nodes
 }
 
 /// After bounds and values are known: on-screen, bbox and text filters.

@@ -64,11 +64,12 @@ where
     hydrate(&mut nodes).await?;
     timing.push(("hydrate", t.elapsed().as_secs_f64() * 1000.0));
     let nodes = filter::spatial_and_text(nodes, filters, screen.or(window.bounds));
-    let mut nodes = if filters.full {
+    let nodes = if filters.full {
         nodes
     } else {
         filter::simplify(nodes, filters)
     };
+    let mut nodes = filter::shown_depth(nodes, filters);
     let total = filter::cap(&mut nodes, filters.max_elements);
     let shown = filters.max_elements.map_or(total, |m| total.min(m));
     let ts = std::time::SystemTime::now()

@@ -115,11 +115,12 @@ fn run(f: &Filters) -> Vec<Node> {
     let screen = Rect::new(0, 0, 1280, 800);
     let nodes = filter::structural(fixture(), f);
     let nodes = filter::spatial_and_text(nodes, f, Some(screen));
-    let mut nodes = if f.full {
+    let nodes = if f.full {
         nodes
     } else {
         filter::simplify(nodes, f)
     };
+    let mut nodes = filter::shown_depth(nodes, f);
     filter::number_and_cap(&mut nodes, f.max_elements);
     nodes
 }
@@ -265,6 +266,38 @@ fn depth_cuts_below_the_level() {
         ..visible()
     });
     assert_eq!(names(&out), ["group ", "group Options", "scroll "]);
+}
+
+#[test]
+fn depth_counts_the_levels_the_answer_shows() {
+    // The unnamed group and the scroll pane are left out of the answer: they are no level.
+    let out = run(&Filters {
+        depth: Some(1),
+        ..visible()
+    });
+    assert_eq!(
+        names(&out),
+        [
+            "h Account",
+            "input Username",
+            "pwd Password",
+            "btn Sign in",
+            "lnk Help",
+            "group Options",
+            "list Fruits"
+        ]
+    );
+    let out = run(&Filters {
+        depth: Some(2),
+        ..visible()
+    });
+    assert!(names(&out).contains(&"chk Remember me".to_string()));
+    assert!(names(&out).contains(&"item Apple".to_string()));
+    let zero = Filters {
+        depth: Some(0),
+        ..visible()
+    };
+    assert!(zero.validate().is_err());
 }
 
 #[test]

@@ -268,8 +268,9 @@ pub(crate) async fn read_window_with(
     } else {
         vec![("connect", d.connect_ms)]
     };
+    // `--depth` counts the levels the answer shows, which lie any number of the toolkit's
+    // levels down: the walk goes all the way (within its budget), the pipeline cuts.
     let limits = tree::Limits {
-        max_depth: filters.depth.unwrap_or(u32::MAX),
         // A text search also looks at what is scrolled out of view.
         skip_hidden: filters.visible_only && filters.text.is_none(),
         ..d.limits(&window)

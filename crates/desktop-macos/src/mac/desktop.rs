@@ -356,7 +356,8 @@ impl Desktop for MacDesktop {
             let budget = walk::Budget {
                 elements: 20_000,
                 time: (self.timeout * 4).max(Duration::from_secs(5)),
-                depth: filters.depth.unwrap_or(u32::MAX),
+                // `--depth` counts the answer's levels: the pipeline cuts.
+                depth: u32::MAX,
             };
             let mut walked = walk::window(&el, window.pid, index, budget)?;
             let deadline = Instant::now() + Duration::from_secs(3);
