@@ -10,8 +10,9 @@ use crate::role::{Role, SHORT_NAMES};
 /// What `read` was asked to keep.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Filters {
-    /// Levels of the answer to keep (1 = the window's children as the answer shows them):
-    /// counted in what a reader sees, not in the toolkit's unnamed levels left out.
+    /// Levels of the answer to keep (1 = the window's children as the answer shows them;
+    /// with `under`, the element's): counted in what a reader sees, not in the toolkit's
+    /// unnamed levels left out.
     pub depth: Option<u32>,
     pub roles: Option<Vec<Role>>,
     pub visible_only: bool,
@@ -27,6 +28,9 @@ pub struct Filters {
     /// Only the web page a browser window shows (its document and what is in it), not the
     /// browser's own toolbar and tabs; a window without a page is read whole.
     pub page: bool,
+    /// Only element `id` (of an earlier read of the window) and what it holds: one part of
+    /// a big window opened (`read --id`).
+    pub under: Option<u32>,
 }
 
 /// A list of short role names (`btn,input,lnk`), as faces take it.
@@ -60,6 +64,12 @@ pub fn parse_rect(s: &str) -> Result<Rect> {
 }
 
 impl Filters {
+    /// Levels of the answer kept: `depth`, below the element opened when `under` is given.
+    fn levels(&self) -> Option<u32> {
+        self.depth
+            .map(|d| d.saturating_add(u32::from(self.under.is_some())))
+    }
+
     /// Refuses filters no read can honour.
     pub fn validate(&self) -> Result<()> {
         if self.depth == Some(0) {
@@ -177,7 +187,7 @@ pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
             }
         });
     }
-    if let Some(depth) = f.depth {
+    if let Some(depth) = f.levels() {
         // Only levels the answer will surely show count here; `shown_depth` cuts exactly
         // once the answer is simplified.
         let counts = |n: &Node| f.full || surely_shown(n);
@@ -189,7 +199,7 @@ pub fn structural(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
 /// Keeps `depth` levels of the answer as it is (after simplification): `--depth` counts
 /// what a reader sees.
 pub fn shown_depth(nodes: Vec<Node>, f: &Filters) -> Vec<Node> {
-    match f.depth {
+    match f.levels() {
         Some(depth) => cut_levels(nodes, depth, &|_| true),
         None => nodes,
     }

@@ -51,7 +51,11 @@ where
         incomplete,
         mut timing,
     } = walked;
-    let (children, page) = if filters.page {
+    let children = match filters.under {
+        Some(id) => part(children, id, ids, &window)?,
+        None => children,
+    };
+    let (children, page) = if filters.page && filters.under.is_none() {
         match crate::page::only(children) {
             Ok(page) => (page, true),
             Err(all) => (all, false),
@@ -102,4 +106,42 @@ where
     data.timing
         .push(("ids", t.elapsed().as_secs_f64() * 1000.0));
     Ok(data)
+}
+
+/// Element `id` of the window's ids and what it holds, taken out of the walked tree: the
+/// part `read --id` opens. An element gone, or showing another name or role than its id
+/// named, is `STALE_REF` saying what it was.
+fn part(children: Vec<Node>, id: u32, ids: Ids<'_>, window: &WindowInfo) -> Result<Vec<Node>> {
+    let Ids::Kept(path) = ids else {
+        return Err(Error::invalid_args(
+            "this read keeps no ids to open a part by",
+        ));
+    };
+    let entry = crate::refs::RefMap::entry_in(path, window, id)?;
+    let stale = |why: &str| {
+        Error::new(
+            ErrorCode::StaleRef,
+            format!("element {id} ({}) {why}", entry.what()),
+        )
+        .suggest("Read the window again and open a part by an id it shows")
+    };
+    if entry.gone {
+        return Err(stale("shows something else now"));
+    }
+    fn take(nodes: Vec<Node>, handle: &crate::node::Handle) -> Option<Node> {
+        for n in nodes {
+            if &n.handle == handle {
+                return Some(n);
+            }
+            if let Some(found) = take(n.children, handle) {
+                return Some(found);
+            }
+        }
+        None
+    }
+    match take(children, &entry.handle) {
+        Some(n) if n.role.short() == entry.role => Ok(vec![n]),
+        Some(_) => Err(stale("shows something else now")),
+        None => Err(stale("is gone from the window, or hidden")),
+    }
 }

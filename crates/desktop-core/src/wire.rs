@@ -247,6 +247,8 @@ pub struct Ask {
     full: bool,
     actions: bool,
     page: bool,
+    #[serde(default)]
+    under: Option<u32>,
 }
 
 impl Ask {
@@ -269,6 +271,7 @@ impl Ask {
             full: f.full,
             actions: f.actions,
             page: f.page,
+            under: f.under,
         }
     }
 
@@ -293,6 +296,7 @@ impl Ask {
             full: self.full,
             actions: self.actions,
             page: self.page,
+            under: self.under,
         };
         (target, filters)
     }
@@ -400,6 +404,7 @@ mod tests {
             full: true,
             actions: true,
             page: true,
+            under: Some(12),
         };
         let json = serde_json::to_string(&Ask::new(&target, &filters)).unwrap();
         let (t, f) = serde_json::from_str::<Ask>(&json).unwrap().parts();

@@ -55,6 +55,9 @@ pub struct Read {
     /// Screen boxes [x,y,w,h] (default false).
     #[serde(default)]
     pub bounds: bool,
+    /// Only this element (an id from an earlier read) and what it holds: opens a collapsed
+    /// container or one part of a big window.
+    pub id: Option<u32>,
 }
 
 fn yes() -> bool {

@@ -234,6 +234,7 @@ impl p::Read {
             full: false,
             actions: self.actions,
             page: self.page,
+            under: self.id,
         };
         f.validate()?;
         Ok(f)

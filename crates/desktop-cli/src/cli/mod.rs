@@ -296,6 +296,15 @@ pub struct ReadArgs {
     /// are enough to act on elements.
     #[arg(long)]
     pub no_bounds: bool,
+    /// Only element N (an id from an earlier read) and what it holds, with the same ids:
+    /// opens a part of a big window, or a container a budgeted read showed collapsed.
+    #[arg(long, value_name = "N")]
+    pub id: Option<u32>,
+    /// Fit the answer in about N tokens (o200k, estimated): what an agent acts on first,
+    /// then text; containers that do not fit are shown collapsed with how many elements they
+    /// hold (open one with --id).
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<usize>,
 }
 
 impl Command {

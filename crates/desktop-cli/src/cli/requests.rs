@@ -277,6 +277,7 @@ impl ReadArgs {
             full: self.full,
             actions: self.actions,
             page: self.page,
+            under: self.id,
         };
         f.validate()?;
         Ok(f)

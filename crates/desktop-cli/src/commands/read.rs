@@ -19,7 +19,8 @@ pub async fn run_on(
     let t = std::time::Instant::now();
     let result = async {
         let d = desk(lent, g).await?;
-        let mut data = d.read(&args.target.target(), &filters).await?;
+        let target = read_target(&*d, args.target.target(), &filters)?;
+        let mut data = d.read(&target, &filters).await?;
         data.flat = args.compact;
         data.bounds = !args.no_bounds;
         Ok::<_, Error>(data)
@@ -48,6 +49,19 @@ pub async fn run_on(
         }
     }
     code
+}
+
+/// The window to read: for a part (`--id`), the one whose reads gave that id, among those
+/// the target names.
+pub(crate) fn read_target<D: Desktop>(
+    d: &D,
+    target: desktop_core::Target,
+    filters: &desktop_core::Filters,
+) -> Result<desktop_core::Target, Error> {
+    match filters.under {
+        Some(id) => desktop_core::refs::RefMap::target_of(&d.refs_path(), id, &target),
+        None => Ok(target),
+    }
 }
 
 pub(crate) fn text(data: &desktop_core::ReadData) -> String {

@@ -3,7 +3,7 @@
 //! cancels at about 60 s) and honours cancellation; failures are tool errors carrying our
 //! error code and suggestion, so a model can recover.
 
-use crate::commands::{act, watch};
+use crate::commands::{act, read, watch};
 use crate::platform::Platform;
 use base64::Engine;
 use desktop_core::shot::Encoding;
@@ -367,7 +367,8 @@ impl Server {
 
 async fn read_tool(d: &Platform, a: p::Read) -> Result<CallToolResult> {
     let filters = a.filters()?;
-    let mut data = d.read(&a.target.target(), &filters).await?;
+    let target = read::read_target(d, a.target.target(), &filters)?;
+    let mut data = d.read(&target, &filters).await?;
     data.bounds = a.bounds;
     // The token cap: about four characters a token in the text tree.
     let max_tokens = a.max_tokens.unwrap_or(8000).max(100);

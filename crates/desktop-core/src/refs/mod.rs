@@ -183,21 +183,30 @@ struct Known {
 static LAST: std::sync::Mutex<Option<Known>> = std::sync::Mutex::new(None);
 
 impl RefMap {
-    /// Loads the map; a missing or unreadable file is an empty map. A file holding what this
-    /// process last read or wrote byte for byte is not parsed again.
+    /// Loads the map; a missing or unreadable file is an empty map.
     pub fn load(path: &Path) -> RefMap {
+        Self::peek(path, RefMap::clone)
+    }
+
+    /// What `f` finds in the map at `path`, without copying it: a file holding what this
+    /// process last read or wrote byte for byte is not parsed again.
+    pub fn peek<R>(path: &Path, f: impl FnOnce(&RefMap) -> R) -> R {
         let bytes = std::fs::read(path).unwrap_or_default();
         let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(k) = last.as_ref().filter(|k| k.path == path && k.bytes == bytes) {
-            return k.map.clone();
+        match last.as_ref() {
+            Some(k) if k.path == path && k.bytes == bytes => {}
+            _ => {
+                *last = Some(Known {
+                    path: path.to_path_buf(),
+                    map: serde_json::from_slice(&bytes).unwrap_or_default(),
+                    bytes,
+                });
+            }
         }
-        let map: RefMap = serde_json::from_slice(&bytes).unwrap_or_default();
-        *last = Some(Known {
-            path: path.to_path_buf(),
-            bytes,
-            map: map.clone(),
-        });
-        map
+        match last.as_ref() {
+            Some(k) => f(&k.map),
+            None => f(&RefMap::default()),
+        }
     }
 
     /// Writes the map atomically and privately (mode 600 in a directory only this user can

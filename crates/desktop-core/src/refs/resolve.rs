@@ -6,7 +6,7 @@
 use super::number::step;
 use super::{RefEntry, RefMap, WindowRefs};
 use crate::error::{Error, ErrorCode, Result};
-use crate::model::Target;
+use crate::model::{Target, WindowInfo};
 use crate::node::{Handle, Node};
 use std::path::Path;
 
@@ -45,13 +45,54 @@ impl RefMap {
                 }
             }
         };
-        match window.get(id) {
-            Some(entry) => Ok((window, entry)),
-            None if id >= 1 && id < window.next => Err(Error::new(
+        window.entry(id).map(|e| (window, e))
+    }
+
+    /// The window a read of part of a window (`read --id`) reads: the one holding the id,
+    /// among those `scope` names.
+    pub fn target_of(path: &Path, id: u32, scope: &Target) -> Result<Target> {
+        let w = RefMap::window_of(path, id, scope)?;
+        Ok(Target {
+            window_id: w.window_id,
+            pid: (w.pid != 0).then_some(w.pid),
+            window: w.window_id.is_none().then(|| w.title.clone()),
+            app: scope.app.clone(),
+        })
+    }
+
+    /// Element `id` of `window` as the map at `path` records it.
+    pub fn entry_in(path: &Path, window: &WindowInfo, id: u32) -> Result<RefEntry> {
+        RefMap::peek(path, |map| {
+            let w = map
+                .windows
+                .iter()
+                .find(|r| r.is_window(window.id, window.pid, &window.title))
+                .ok_or_else(|| {
+                    Error::new(
+                        ErrorCode::ElementNotFound,
+                        format!(
+                            "no read of {} \"{}\" gave ids yet (id {id})",
+                            window.app, window.title
+                        ),
+                    )
+                    .suggest("Read the window first, then open a part of it by an id it shows")
+                })?;
+            w.entry(id).cloned()
+        })
+    }
+}
+
+impl WindowRefs {
+    /// The entry of id `id`, or why there is none: never given (`ELEMENT_NOT_FOUND`), or
+    /// given and let go (`STALE_REF`).
+    pub fn entry(&self, id: u32) -> Result<&RefEntry> {
+        match self.get(id) {
+            Some(entry) => Ok(entry),
+            None if id >= 1 && id < self.next => Err(Error::new(
                 ErrorCode::StaleRef,
                 format!(
                     "id {id} of {} \"{}\" named an element no read has shown for long; it is no longer on record",
-                    window.app, window.title
+                    self.app, self.title
                 ),
             )
             .suggest("Read the window again and use the ids it shows")),
@@ -59,20 +100,21 @@ impl RefMap {
                 ErrorCode::ElementNotFound,
                 format!(
                     "no element {id} in {} \"{}\" (its ids so far: 1-{})",
-                    window.app,
-                    window.title,
-                    window.next.saturating_sub(1)
+                    self.app,
+                    self.title,
+                    self.next.saturating_sub(1)
                 ),
             )
             .suggest("Use an id a read of this window showed, or read it again")),
         }
     }
+}
 
+impl RefMap {
     /// The window holding id `id` in the map at `path`, as [`RefMap::lookup`] finds it, copied
     /// out of the map (actions wait on the app while they hold it).
     pub fn window_of(path: &Path, id: u32, scope: &Target) -> Result<WindowRefs> {
-        let map = RefMap::load(path);
-        map.lookup(id, scope).map(|(w, _)| w.clone())
+        RefMap::peek(path, |map| map.lookup(id, scope).map(|(w, _)| w.clone()))
     }
 
     /// Records that id `id` of `window` was found again at `handle` (its old object went,
