@@ -91,6 +91,17 @@ impl Out {
         0
     }
 
+    /// The success envelope as [`Out::ok`] prints it (to measure what it costs a model).
+    pub fn ok_string<T: Serialize>(&self, command: &str, data: T) -> String {
+        let env = Envelope::ok(command, data);
+        let json = if self.pretty {
+            serde_json::to_string_pretty(&env)
+        } else {
+            serde_json::to_string(&env)
+        };
+        json.unwrap_or_default()
+    }
+
     /// One JSON line (for `observe`'s stream), written at once.
     pub fn line<T: Serialize>(&self, value: &T) {
         let mut buf = serde_json::to_vec(value).unwrap_or_default();

@@ -221,7 +221,7 @@ fn surely_shown(n: &Node) -> bool {
 /// Drops what lies more than `depth` counted levels down, where only nodes `counts` says
 /// are levels add one (the others are hoisted away later).
 fn cut_levels(mut nodes: Vec<Node>, depth: u32, counts: &impl Fn(&Node) -> bool) -> Vec<Node> {
-    fn go(nodes: &mut Vec<Node>, above: u32, depth: u32, counts: &impl Fn(&Node) -> bool) {
+    fn go(nodes: &mut [Node], above: u32, depth: u32, counts: &impl Fn(&Node) -> bool) {
         for n in nodes.iter_mut() {
             let level = above + u32::from(counts(n));
             if level >= depth && counts(n) {

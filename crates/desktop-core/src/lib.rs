@@ -4,6 +4,7 @@
 pub mod action;
 pub mod activity;
 pub mod backend;
+pub mod budget;
 pub mod conformance;
 pub mod diff;
 pub mod envelope;
@@ -37,6 +38,7 @@ pub mod shot;
 pub mod stop;
 pub mod system;
 pub mod table;
+pub mod tokens;
 pub mod watch;
 pub mod windows;
 pub mod winops;

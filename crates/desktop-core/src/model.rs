@@ -156,12 +156,40 @@ pub struct ReadData {
     pub page: bool,
     /// Why the reader stopped before reading the whole window, if it did.
     pub incomplete: Option<String>,
+    /// Elements a token budget left out (`budget::fit`), each counted by the shown
+    /// container holding it (`Node::cut`) or, outside any, here alone.
+    pub cut: usize,
     /// The elements' boxes are relative to their window's corner, not places on screen:
     /// the window system tells no position of the window (Wayland without sway's IPC), so
     /// nothing can aim at them on screen.
     pub window_boxes: bool,
     /// Where the tree came from and what it cost, for `--timing`; not part of `data`.
     pub timing: Vec<(&'static str, f64)>,
+}
+
+impl ReadData {
+    /// The read with no elements: its window, counts and notes.
+    pub fn clone_without_elements(&self) -> ReadData {
+        ReadData {
+            window: self.window.clone(),
+            ts: self.ts,
+            elements: Vec::new(),
+            total: self.total,
+            shown: self.shown,
+            flat: self.flat,
+            bounds: self.bounds,
+            page: self.page,
+            incomplete: self.incomplete.clone(),
+            cut: self.cut,
+            window_boxes: self.window_boxes,
+            timing: self.timing.clone(),
+        }
+    }
+
+    /// Elements `--max-elements` left out (a token budget's are `cut`).
+    pub fn truncated(&self) -> usize {
+        self.total.saturating_sub(self.shown + self.cut)
+    }
 }
 
 impl Serialize for ReadData {
@@ -186,13 +214,23 @@ impl Serialize for ReadData {
             bounds: self.bounds,
         };
         m.serialize_entry("elements", &elements)?;
-        if self.shown < self.total {
+        if self.truncated() > 0 {
             m.serialize_entry(
                 "truncated",
                 &Truncated {
-                    shown: self.shown,
+                    shown: self.shown + self.cut,
                     total: self.total,
                     hint: "raise --max-elements, or narrow with --roles, --bbox, --text or -i",
+                },
+            )?;
+        }
+        if self.cut > 0 {
+            m.serialize_entry(
+                "cut",
+                &Cut {
+                    elements: self.cut,
+                    hint:
+                        "fitted to the token budget: open an element that has `cut` with read --id",
                 },
             )?;
         }
@@ -207,6 +245,12 @@ impl Serialize for ReadData {
         }
         m.end()
     }
+}
+
+#[derive(Serialize)]
+struct Cut {
+    elements: usize,
+    hint: &'static str,
 }
 
 #[derive(Serialize)]
@@ -286,6 +330,7 @@ mod tests {
             bounds: true,
             page: false,
             incomplete: None,
+            cut: 0,
             window_boxes,
             timing: Vec::new(),
         }

@@ -269,6 +269,9 @@ pub struct Node {
     pub more: u32,
     /// The element is out of view (kept because a text search matched it).
     pub out_of_view: bool,
+    /// Elements it holds that a read fitted to a token budget left out (`read --id` opens
+    /// it): 0 where everything it holds is shown.
+    pub cut: u32,
 }
 
 /// Whether a name says nothing in words: empty, or only symbols and icon glyphs (`♡`, `⋯`,
@@ -359,6 +362,30 @@ impl Node {
     /// Number of nodes in this subtree, this one included.
     pub fn count(&self) -> usize {
         1 + self.children.iter().map(Node::count).sum::<usize>()
+    }
+
+    /// A copy without its children (a copy of the whole subtree costs a walk).
+    pub fn without_children(&self) -> Node {
+        Node {
+            id: self.id,
+            role: self.role.clone(),
+            name: self.name.clone(),
+            description: self.description.clone(),
+            value: self.value.clone(),
+            bounds: self.bounds,
+            states: self.states,
+            caps: self.caps,
+            actions: self.actions.clone(),
+            children: Vec::new(),
+            child_count: self.child_count,
+            handle: self.handle.clone(),
+            name_from_child: self.name_from_child,
+            hint: self.hint.clone(),
+            clickable: self.clickable,
+            more: self.more,
+            out_of_view: self.out_of_view,
+            cut: self.cut,
+        }
     }
 
     /// Pre-order visit of this subtree.

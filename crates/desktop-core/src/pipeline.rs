@@ -89,6 +89,7 @@ where
         bounds: true,
         page,
         incomplete,
+        cut: 0,
         window_boxes: false,
         timing,
     };

@@ -7,7 +7,7 @@
 //! `ro` read-only (true, on editable roles), `a` the element's accessibility actions
 //! (with `--actions`), `h` hint (a word or two for an element without a name),
 //! `more` children of a list scrolled out of view, `out` out of view (found by text),
-//! `c` children.
+//! `cut` elements it holds that a token budget left out (`read --id` opens it), `c` children.
 
 use crate::node::{Node, Rect, States};
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
@@ -125,6 +125,9 @@ impl Serialize for Shaped<'_> {
         let extra: Vec<&str> = shown_actions(n).collect();
         if !extra.is_empty() {
             m.serialize_entry("a", &extra)?;
+        }
+        if n.cut > 0 {
+            m.serialize_entry("cut", &n.cut)?;
         }
         if n.more > 0 {
             m.serialize_entry("more", &n.more)?;
@@ -269,7 +272,7 @@ fn text_node(out: &mut String, n: &Node, depth: usize, bounds: bool) {
 
 /// An element's states and extras as words, the way the text tree shows them: `focused`,
 /// `disabled`, `selected`, `checked`, `mixed`, `expanded`/`collapsed`, `read-only`,
-/// `actions:a<sep>b`, `more:N`, `out-of-view`.
+/// `actions:a<sep>b`, `cut:N`, `more:N`, `out-of-view`.
 pub fn state_words(n: &Node, sep: &str) -> Vec<String> {
     let st = n.states;
     let mut words: Vec<String> = [
@@ -293,6 +296,9 @@ pub fn state_words(n: &Node, sep: &str) -> Vec<String> {
     let extra: Vec<&str> = shown_actions(n).collect();
     if !extra.is_empty() {
         words.push(format!("actions:{}", extra.join(sep)));
+    }
+    if n.cut > 0 {
+        words.push(format!("cut:{}", n.cut));
     }
     if n.more > 0 {
         words.push(format!("more:{}", n.more));
@@ -324,12 +330,19 @@ pub fn read_text(data: &crate::ReadData, bounds: bool) -> String {
     }
     s.push('\n');
     s.push_str(&text_tree_with(&data.elements, bounds));
-    if data.shown < data.total {
+    if data.truncated() > 0 {
         let _ = writeln!(
             s,
             "... {} more elements not shown (--max-elements {}); narrow with --roles, --bbox, --text or -i",
-            data.total - data.shown,
-            data.shown
+            data.truncated(),
+            data.shown + data.cut
+        );
+    }
+    if data.cut > 0 {
+        let _ = writeln!(
+            s,
+            "... {} more elements left out to fit the token budget; open an element marked cut:N with read --id",
+            data.cut
         );
     }
     if let Some(reason) = &data.incomplete {
@@ -341,15 +354,10 @@ pub fn read_text(data: &crate::ReadData, bounds: bool) -> String {
     s
 }
 
-/// The text of a read, cut to about `max_tokens` (four characters a token) by showing
-/// fewer elements; the cut is marked in the text and in `shown`.
+/// The text of a read fitted to about `max_tokens` (`budget::fit`): what an agent acts on
+/// first, containers left out marked `cut:N`.
 pub fn capped_read_text(data: &mut crate::ReadData, max_tokens: usize, bounds: bool) -> String {
-    let mut out = read_text(data, bounds);
-    while out.len() / 4 > max_tokens && data.shown > 1 {
-        let keep = (data.shown * max_tokens * 4 / out.len().max(1)).clamp(1, data.shown - 1);
-        crate::filter::cap(&mut data.elements, Some(keep));
-        data.shown = keep;
-        out = read_text(data, bounds);
-    }
-    out
+    crate::budget::fit(data, max_tokens, crate::budget::Form::Text, &|d| {
+        read_text(d, bounds)
+    })
 }

@@ -137,15 +137,25 @@ pub fn read_csv(data: &ReadData) -> String {
         }
     }
     visit(&mut out, &data.elements, 0, data.bounds);
-    if data.shown < data.total {
+    if data.truncated() > 0 {
         let note = format!(
             "{} more elements not shown (--max-elements {}); narrow with --roles, --bbox, --text or -i",
-            data.total - data.shown,
-            data.shown
+            data.truncated(),
+            data.shown + data.cut
         );
         row(
             &mut out,
             &["", "", "truncated", &note, "", "", "", "", "", "", "", ""],
+        );
+    }
+    if data.cut > 0 {
+        let note = format!(
+            "{} more elements left out to fit the token budget; open an element marked cut:N with read --id",
+            data.cut
+        );
+        row(
+            &mut out,
+            &["", "", "cut", &note, "", "", "", "", "", "", "", ""],
         );
     }
     if let Some(reason) = &data.incomplete {

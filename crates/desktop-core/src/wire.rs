@@ -125,6 +125,8 @@ impl From<Element> for Node {
             clickable: e.clickable,
             more: e.more,
             out_of_view: e.out_of_view,
+            // A read crosses before any budget is fitted.
+            cut: 0,
         }
     }
 }
@@ -224,6 +226,7 @@ impl From<Read> for ReadData {
             bounds: r.bounds,
             page: r.page,
             incomplete: r.incomplete,
+            cut: 0,
             window_boxes: r.window_boxes,
             timing: Vec::new(),
         }
@@ -325,6 +328,7 @@ mod tests {
             clickable: true,
             more: 3,
             out_of_view: true,
+            cut: 0,
         }
     }
 
@@ -363,6 +367,7 @@ mod tests {
             bounds: true,
             page: true,
             incomplete: Some("budget".into()),
+            cut: 0,
             window_boxes: true,
             timing: vec![("walk", 3.0)],
         };

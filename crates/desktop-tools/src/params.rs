@@ -44,7 +44,7 @@ pub struct Read {
     pub bbox: Option<String>,
     /// Default 200.
     pub max_elements: Option<usize>,
-    /// Default 8000.
+    /// Default 4000; what does not fit is shown collapsed (`cut:N`): open it by id.
     pub max_tokens: Option<usize>,
     /// Each element's action names.
     #[serde(default)]
@@ -59,6 +59,11 @@ pub struct Read {
     /// container or one part of a big window.
     pub id: Option<u32>,
 }
+
+/// The tokens a `read` answers by default: about 200 elements of the text tree, the element
+/// cap's worth (15–20 tokens an element), where a host that keeps every read in its context
+/// feels a bigger default.
+pub const READ_TOKENS: usize = 4000;
 
 fn yes() -> bool {
     true

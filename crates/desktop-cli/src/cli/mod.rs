@@ -302,9 +302,9 @@ pub struct ReadArgs {
     pub id: Option<u32>,
     /// Fit the answer in about N tokens (o200k, estimated): what an agent acts on first,
     /// then text; containers that do not fit are shown collapsed with how many elements they
-    /// hold (open one with --id).
-    #[arg(long, value_name = "N")]
-    pub max_tokens: Option<usize>,
+    /// hold (open one with --id). At least 100.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(100..))]
+    pub max_tokens: Option<u32>,
 }
 
 impl Command {

@@ -23,6 +23,9 @@ pub async fn run_on(
         let mut data = d.read(&target, &filters).await?;
         data.flat = args.compact;
         data.bounds = !args.no_bounds;
+        if let Some(max) = args.max_tokens {
+            fit(&mut data, max as usize, out);
+        }
         Ok::<_, Error>(data)
     }
     .await;
@@ -49,6 +52,16 @@ pub async fn run_on(
         }
     }
     code
+}
+
+/// Fits the read into `max` tokens as it will be printed (`budget::fit`).
+fn fit(data: &mut desktop_core::ReadData, max: usize, out: Out) {
+    use desktop_core::budget::{self, Form};
+    match out.format {
+        Format::Text => budget::fit(data, max, Form::Text, &text),
+        Format::Csv => budget::fit(data, max, Form::Text, &desktop_core::table::read_csv),
+        _ => budget::fit(data, max, Form::Json, &|d| out.ok_string("read", d)),
+    };
 }
 
 /// The window to read: for a part (`--id`), the one whose reads gave that id, among those

@@ -370,8 +370,8 @@ async fn read_tool(d: &Platform, a: p::Read) -> Result<CallToolResult> {
     let target = read::read_target(d, a.target.target(), &filters)?;
     let mut data = d.read(&target, &filters).await?;
     data.bounds = a.bounds;
-    // The token cap: about four characters a token in the text tree.
-    let max_tokens = a.max_tokens.unwrap_or(8000).max(100);
+    // The text tree is what a model reads; the structured content holds the same elements.
+    let max_tokens = a.max_tokens.unwrap_or(p::READ_TOKENS).max(100);
     let text = render::capped_read_text(&mut data, max_tokens, a.bounds);
     Ok(structured(&data, Some(text)))
 }

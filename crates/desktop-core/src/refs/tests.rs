@@ -41,6 +41,7 @@ fn data(elements: Vec<Node>, title: &str, wid: u64) -> ReadData {
         bounds: true,
         page: false,
         incomplete: None,
+        cut: 0,
         window_boxes: false,
         timing: vec![],
         elements,
