@@ -17,6 +17,10 @@ pub enum Ids<'a> {
     /// The window's own ids, kept in the ref map at this path: every read a face shows, so
     /// an id from any earlier read names the same element (`refs`).
     Kept(&'a Path),
+    /// The same, for a read nobody asked for (a long-lived process keeping its answers
+    /// fresh in the background): the window read last stays the one ids without a window
+    /// name.
+    Aside(&'a Path),
     /// In reading order from 1, kept nowhere: a backend's fixture tests.
     InOrder,
 }
@@ -93,27 +97,39 @@ where
         window_boxes: false,
         timing,
     };
+    number(ids, &mut data)?;
+    Ok(data)
+}
+
+/// Gives a read's elements their ids (and makes its window the latest read): every answer
+/// a backend gives, also one it kept from an earlier read and gives again.
+pub fn number(ids: Ids<'_>, data: &mut ReadData) -> Result<()> {
     let t = Instant::now();
-    match ids {
-        Ids::Kept(path) => crate::refs::RefMap::number(path, &mut data).map_err(|e| {
-            Error::new(
-                ErrorCode::UnsafeState,
-                format!("cannot record element ids in {}: {e}", path.display()),
-            )
-            .suggest("Check that the directory is yours and writable, or set XDG_RUNTIME_DIR")
-        })?,
-        Ids::InOrder => filter::number_in_order(&mut data.elements),
-    }
+    let (path, done) = match ids {
+        Ids::Kept(path) => (path, crate::refs::RefMap::number(path, data)),
+        Ids::Aside(path) => (path, crate::refs::RefMap::number_aside(path, data)),
+        Ids::InOrder => {
+            filter::number_in_order(&mut data.elements);
+            return Ok(());
+        }
+    };
+    done.map_err(|e| {
+        Error::new(
+            ErrorCode::UnsafeState,
+            format!("cannot record element ids in {}: {e}", path.display()),
+        )
+        .suggest("Check that the directory is yours and writable, or set XDG_RUNTIME_DIR")
+    })?;
     data.timing
         .push(("ids", t.elapsed().as_secs_f64() * 1000.0));
-    Ok(data)
+    Ok(())
 }
 
 /// Element `id` of the window's ids and what it holds, taken out of the walked tree: the
 /// part `read --id` opens. An element gone, or showing another name or role than its id
 /// named, is `STALE_REF` saying what it was.
 fn part(children: Vec<Node>, id: u32, ids: Ids<'_>, window: &WindowInfo) -> Result<Vec<Node>> {
-    let Ids::Kept(path) = ids else {
+    let (Ids::Kept(path) | Ids::Aside(path)) = ids else {
         return Err(Error::invalid_args(
             "this read keeps no ids to open a part by",
         ));

@@ -339,6 +339,10 @@ pub(crate) async fn read_window_with(
                         w.keep_answer(owner, path, answer).await;
                         timing.append(&mut data.timing);
                         data.timing = timing;
+                        // Given again, it is this window's latest read; an element read
+                        // anew in it is numbered.
+                        let refs = desktop_core::Desktop::refs_path(d);
+                        pipeline::number(ids_kept(&refs), &mut data)?;
                         return Ok(data);
                     }
                     // Chromium changes which elements show as a page scrolls without a
@@ -472,8 +476,7 @@ pub(crate) async fn read_window_with(
         Ok(())
     };
     let refs = desktop_core::Desktop::refs_path(d);
-    let ids = pipeline::Ids::Kept(&refs);
-    let mut data = pipeline::finish(walked, filters, screen, ids, hydrate).await?;
+    let mut data = pipeline::finish(walked, filters, screen, ids_kept(&refs), hydrate).await?;
     data.window_boxes = window_boxes;
     if let (Some(w), Some((heard, drawn))) = (&d.warm, seen) {
         if !window_boxes && data.incomplete.is_none() {
@@ -493,4 +496,14 @@ pub(crate) async fn read_window_with(
         }
     }
     Ok(data)
+}
+
+/// How a read keeps its ids: a read in the background leaves the window read last as it
+/// was (ids given without a window name go there).
+fn ids_kept(refs: &std::path::Path) -> pipeline::Ids<'_> {
+    if crate::warm::is_background() {
+        pipeline::Ids::Aside(refs)
+    } else {
+        pipeline::Ids::Kept(refs)
+    }
 }

@@ -280,6 +280,11 @@ pub async fn in_background<F: std::future::Future>(read: F) -> F::Output {
     BACKGROUND.scope((), read).await
 }
 
+/// Whether the running task is a read in the background ([`in_background`]).
+pub fn is_background() -> bool {
+    BACKGROUND.try_with(|_| ()).is_ok()
+}
+
 /// One app's warm state behind its own lock (`None` until first connected).
 type Slot = Arc<tokio::sync::Mutex<Option<App>>>;
 
@@ -377,7 +382,7 @@ impl Warm {
     ) -> Result<(Bus, AppCache), CallError> {
         // A read in the background is no read of the app: it neither connects one let go
         // nor keeps one nobody reads.
-        let read = read && BACKGROUND.try_with(|_| ()).is_err();
+        let read = read && !is_background();
         let slot = self.slot(owner);
         let mut guard = slot.lock().await;
         if guard.is_none() && !read {

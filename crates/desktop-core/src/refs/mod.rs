@@ -248,33 +248,38 @@ impl RefMap {
     }
 
     /// Gives the elements of a read their ids (see [`RefMap::number_read`]) and records them
-    /// in the map at `path`: how every read of every face numbers what it shows.
+    /// in the map at `path`: how every read of every face numbers what it shows. Its window
+    /// becomes the latest read, which ids without a window name.
     pub fn number(path: &Path, data: &mut ReadData) -> std::io::Result<()> {
-        Self::update(path, |map| ((), map.number_read(data)))
+        Self::update(path, |map| ((), map.number_read(data, true)))
     }
 
-    /// The window `data` was read from, made the latest (a new one starting its ids where
-    /// a let-go record of it stopped).
-    fn window_for(&mut self, data: &ReadData) -> (&mut WindowRefs, bool) {
+    /// [`RefMap::number`] for a read nobody asked for (a long-lived process keeping its
+    /// answers fresh): the latest read stays what it was.
+    pub fn number_aside(path: &Path, data: &mut ReadData) -> std::io::Result<()> {
+        Self::update(path, |map| ((), map.number_read(data, false)))
+    }
+
+    /// The window `data` was read from, made the latest when `latest` (a new one starting
+    /// its ids where a let-go record of it stopped; one read aside and new goes first, as
+    /// the oldest), and whether the map changed.
+    fn window_for(&mut self, data: &ReadData, latest: bool) -> (&mut WindowRefs, bool) {
         let w = &data.window;
-        let at = self
+        let found = self
             .windows
             .iter()
             .position(|r| r.is_window(w.id, w.pid, &w.title));
         let mut changed = false;
-        let mut refs = match at {
+        let mut refs = match found {
             // The same window system id in another process: another window, whose ids
             // still never repeat the old one's.
             Some(i) if self.windows[i].pid != w.pid => {
-                let old = self.windows.remove(i);
                 changed = true;
-                WindowRefs::new(data, old.next)
+                WindowRefs::new(data, self.windows.remove(i).next)
             }
-            Some(i) => {
-                changed |= i + 1 != self.windows.len();
-                self.windows.remove(i)
-            }
+            Some(i) => self.windows.remove(i),
             None => {
+                changed = true;
                 let next = self
                     .retired
                     .iter()
@@ -286,7 +291,6 @@ impl RefMap {
                             }
                     })
                     .map_or(1, |i| self.retired.remove(i).next);
-                changed = true;
                 WindowRefs::new(data, next)
             }
         };
@@ -296,9 +300,20 @@ impl RefMap {
             changed = true;
         }
         refs.ts = data.ts;
-        self.windows.push(refs);
+        let place = match found {
+            _ if latest => self.windows.len(),
+            Some(i) => i.min(self.windows.len()),
+            None => 0,
+        };
+        changed |= found != Some(place);
+        self.windows.insert(place, refs);
+        let mut place = place;
         if self.windows.len() > MAX_WINDOWS {
-            let old = self.windows.remove(0);
+            // The least recently read, never the one being numbered.
+            let old = self.windows.remove(usize::from(place == 0));
+            if place > 0 {
+                place -= 1;
+            }
             self.retired.push(Retired {
                 window_id: old.window_id,
                 pid: old.pid,
@@ -309,8 +324,7 @@ impl RefMap {
                 self.retired.remove(0);
             }
         }
-        let latest = self.windows.len() - 1;
-        (&mut self.windows[latest], changed)
+        (&mut self.windows[place], changed)
     }
 }
 

@@ -16,8 +16,9 @@ impl RefMap {
     /// Numbers every element of `data` with its window's ids, records what changed, and
     /// answers whether anything did (a read that found the window as the last one did, an
     /// agent's loop on a quiet window, changes nothing).
-    pub fn number_read(&mut self, data: &mut ReadData) -> bool {
-        let (window, moved) = self.window_for(data);
+    /// Its window becomes the latest read when `latest`.
+    pub fn number_read(&mut self, data: &mut ReadData, latest: bool) -> bool {
+        let (window, moved) = self.window_for(data, latest);
         window.number(&mut data.elements) | moved
     }
 }

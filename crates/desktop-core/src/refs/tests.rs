@@ -72,7 +72,7 @@ fn ids(d: &ReadData) -> Vec<(u32, String)> {
 
 fn numbered(map: &mut RefMap, elements: Vec<Node>) -> Vec<(u32, String)> {
     let mut d = data(elements, "Main", 100);
-    map.number_read(&mut d);
+    map.number_read(&mut d, true);
     ids(&d)
 }
 
@@ -156,14 +156,38 @@ fn windows_keep_their_own_ids_and_a_window_let_go_resumes_past_them() {
     numbered(&mut map, form());
     for w in 0..MAX_WINDOWS as u64 {
         let mut d = data(vec![node(Role::Link, "x", "/x", vec![])], "Other", 200 + w);
-        map.number_read(&mut d);
+        map.number_read(&mut d, true);
         assert_eq!(d.elements[0].id, 1, "each window numbers from 1");
     }
     assert!(map.windows.iter().all(|w| w.window_id != Some(100)));
     // Read again after being let go: nothing it gave before is given again.
     let mut d = data(vec![node(Role::Link, "New", "/7", vec![])], "Main", 100);
-    map.number_read(&mut d);
+    map.number_read(&mut d, true);
     assert_eq!(d.elements[0].id, 5);
+}
+
+#[test]
+fn a_read_aside_leaves_the_latest_window_as_it_was() {
+    let mut map = RefMap::default();
+    map.number_read(&mut data(form(), "Main", 100), true);
+    map.number_read(
+        &mut data(vec![node(Role::Link, "x", "/x", vec![])], "Other", 200),
+        true,
+    );
+    // The first window read again in the background: still the other one is the latest.
+    let mut again = data(form(), "Main", 100);
+    map.number_read(&mut again, false);
+    assert_eq!(ids(&again)[1], (2, "OK".to_string()));
+    assert_eq!(map.lookup(1, &Target::default()).unwrap().1.name, "x");
+    // A window new to the map, read aside, is the oldest, and never the one let go.
+    for w in 0..MAX_WINDOWS as u64 {
+        let mut d = data(vec![node(Role::Link, "y", "/y", vec![])], "Aside", 300 + w);
+        map.number_read(&mut d, false);
+        assert_eq!(d.elements[0].id, 1);
+        assert!(map.windows.iter().any(|r| r.window_id == Some(300 + w)));
+    }
+    assert_eq!(map.windows.len(), MAX_WINDOWS);
+    assert_eq!(map.windows.last().unwrap().title, "Other");
 }
 
 #[test]
@@ -210,7 +234,7 @@ fn numbering_the_same_read_again_leaves_the_file_alone() {
     // Another process writes the file: the file counts, not this process's memory of it.
     let mut other = RefMap::load(&path);
     let mut third = data(vec![node(Role::Button, "Go", "/g", vec![])], "Main", 100);
-    other.number_read(&mut third);
+    other.number_read(&mut third, true);
     other.save(&path).unwrap();
     let mut fourth = data(vec![node(Role::Link, "Help", "/h", vec![])], "Main", 100);
     RefMap::number(&path, &mut fourth).unwrap();
@@ -261,12 +285,11 @@ fn processes_numbering_at_once_never_give_an_id_twice() {
 #[test]
 fn lookup_by_window() {
     let mut map = RefMap::default();
-    map.number_read(&mut data(form(), "Main", 100));
-    map.number_read(&mut data(
-        vec![node(Role::Link, "Other", "/9", vec![])],
-        "Second",
-        200,
-    ));
+    map.number_read(&mut data(form(), "Main", 100), true);
+    map.number_read(
+        &mut data(vec![node(Role::Link, "Other", "/9", vec![])], "Second", 200),
+        true,
+    );
     let scope = Target {
         app: Some("demo".into()),
         window: Some("main".into()),
@@ -296,7 +319,7 @@ fn lookup_by_window() {
 #[test]
 fn rematch_by_fingerprint() {
     let mut map = RefMap::default();
-    map.number_read(&mut data(form(), "Main", 100));
+    map.number_read(&mut data(form(), "Main", 100), true);
     let window = map.windows[0].clone();
     let entry = window.get(3).unwrap().clone();
     // New objects, new paths, one element inserted in front: still found.
@@ -362,9 +385,9 @@ fn a_look_alike_that_lived_beside_it_is_never_taken_for_it() {
             .map(|p| node(Role::Button, "Delete", p, vec![]))
             .collect()
     };
-    map.number_read(&mut data(rows(&["/a", "/b"]), "Main", 100));
+    map.number_read(&mut data(rows(&["/a", "/b"]), "Main", 100), true);
     // Row a goes: its id must not slide onto row b's button.
-    map.number_read(&mut data(rows(&["/b"]), "Main", 100));
+    map.number_read(&mut data(rows(&["/b"]), "Main", 100), true);
     let window = map.windows[0].clone();
     let a = window.get(1).unwrap();
     let err = rematch(a, &rows(&["/b"]), &window).unwrap_err();
