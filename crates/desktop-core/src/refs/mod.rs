@@ -311,9 +311,7 @@ impl RefMap {
         if self.windows.len() > MAX_WINDOWS {
             // The least recently read, never the one being numbered.
             let old = self.windows.remove(usize::from(place == 0));
-            if place > 0 {
-                place -= 1;
-            }
+            place = place.saturating_sub(1);
             self.retired.push(Retired {
                 window_id: old.window_id,
                 pid: old.pid,
