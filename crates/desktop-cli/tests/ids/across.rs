@@ -65,7 +65,7 @@ fn reads(env: &Env, window: &str) -> Vec<Vec<String>> {
 
 /// Runs `args` through the keeper or by a process of its own, alternately.
 fn run(env: &Env, args: &[&str], turn: usize) -> desktop_testkit::Run {
-    if turn % 2 == 0 {
+    if turn.is_multiple_of(2) {
         env.cli(args)
     } else {
         env.direct(args)
@@ -137,7 +137,7 @@ fn mixed(env: &Env, window: &str, seed: u64) {
         );
         assert_eq!(
             flipped(&before, &after),
-            [name.clone()],
+            std::slice::from_ref(name),
             "{window}: {args:?} (id of {name:?} from read {k}) answered {}",
             out.stdout
         );
@@ -177,7 +177,7 @@ fn mcp_and_cli(env: &Env) {
             let after = env.checks(window);
             assert_eq!(
                 flipped(&before, &after),
-                [name.clone()],
+                std::slice::from_ref(name),
                 "{window}: id {id} ({name:?}) answered {answer}"
             );
         }

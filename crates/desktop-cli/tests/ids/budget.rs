@@ -164,8 +164,7 @@ fn budgets(env: &Env) {
                 // A container shown collapsed opens by id with the ids the read gave.
                 let Some(open) = elements
                     .iter()
-                    .filter(|e| e["cut"].as_u64().unwrap_or(0) > 0)
-                    .last()
+                    .rfind(|e| e["cut"].as_u64().unwrap_or(0) > 0)
                 else {
                     continue;
                 };

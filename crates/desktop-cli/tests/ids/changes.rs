@@ -159,7 +159,12 @@ fn navigated(env: &Env) {
         let out = env.cli(&["toggle", "--id", &id.to_string()]);
         let after = env.checks(next);
         if out.code == 0 {
-            assert_eq!(flipped(&before, &after), [name.clone()], "{}", out.stdout);
+            assert_eq!(
+                flipped(&before, &after),
+                std::slice::from_ref(name),
+                "{}",
+                out.stdout
+            );
         } else {
             assert!(flipped(&before, &after).is_empty(), "{}", out.stdout);
         }
