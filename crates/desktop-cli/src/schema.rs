@@ -31,6 +31,7 @@ fn element() -> Value {
             "ro": {"const": true, "description": "read-only (editable roles only)"},
             "a": {"type": "array", "items": {"type": "string"}, "description": "the element's accessibility actions (read --actions)"},
             "h": {"type": "string", "description": "hint: a word or two for a control without a name (label attribute, id and class words, tooltip); --text matches it"},
+            "cut": {"type": "integer", "description": "elements it holds that --max-tokens left out: read --id opens it, with the same ids"},
             "more": {"type": "integer", "description": "children of this list scrolled out of view"},
             "out": {"const": true, "description": "out of view (found by a text search); actions scroll it in first"},
             "c": {"type": "array", "items": {"$ref": "#/$defs/element"}, "description": "children"}
@@ -107,6 +108,8 @@ fn schemas() -> Vec<(&'static str, Value)> {
                     "elements": {"type": "array", "items": {"$ref": "#/$defs/element"}, "description": "tree (flat list with --compact); without `b` with --no-bounds"},
                     "truncated": {"type": "object", "description": "present when --max-elements cut the output",
                                   "properties": {"shown": {"type": "integer"}, "total": {"type": "integer"}, "hint": {"type": "string"}}},
+                    "cut": {"type": "object", "description": "present when --max-tokens left elements out: how many (each also counted by the shown container holding it, `cut`)",
+                            "properties": {"elements": {"type": "integer"}, "hint": {"type": "string"}}},
                     "incomplete": {"type": "object", "description": "present when the reader stopped before the whole window was read (its budget of time or elements ran out: an app building objects without end)",
                                    "properties": {"reason": {"type": "string"}, "hint": {"type": "string"}}}
                 },
@@ -117,7 +120,7 @@ fn schemas() -> Vec<(&'static str, Value)> {
             "csv",
             json!({
                 "$schema": DRAFT, "title": "read and list with --format csv",
-                "description": "RFC 4180 tables (a header row, CRLF line ends, fields with a comma, quote or line break quoted, quotes doubled); an empty field is an absent value. read: the first row is the window itself (id 0, role `window`, name its title, value its app, description `boxes relative to the window (not the screen)` where they are, as JSON's \"boxes\":\"window\", states `focused`/`modal`); then one row per element in tree order, with the ids of the JSON read; a last row of role `truncated` or `incomplete` says what was left out (name: why and how to narrow). states are words separated by spaces: focused disabled selected checked mixed expanded collapsed read-only actions:a|b more:N out-of-view. list: one row per window (states focused, modal, no-a11y) or, with --apps, per app; apps that did not answer are rows with state not-answering.",
+                "description": "RFC 4180 tables (a header row, CRLF line ends, fields with a comma, quote or line break quoted, quotes doubled); an empty field is an absent value. read: the first row is the window itself (id 0, role `window`, name its title, value its app, description `boxes relative to the window (not the screen)` where they are, as JSON's \"boxes\":\"window\", states `focused`/`modal`); then one row per element in tree order, with the ids of the JSON read; a last row of role `truncated`, `cut` or `incomplete` says what was left out (name: why and how to narrow). states are words separated by spaces: focused disabled selected checked mixed expanded collapsed read-only actions:a|b cut:N more:N out-of-view. list: one row per window (states focused, modal, no-a11y) or, with --apps, per app; apps that did not answer are rows with state not-answering.",
                 "x-columns": {
                     "read": desktop_core::table::READ_COLUMNS,
                     "list": desktop_core::table::WINDOW_COLUMNS,

@@ -3,7 +3,7 @@
 //! index — so one element inserted at the top is one `added` event rather than a cascade,
 //! and every id an event names is the id reads and actions use.
 
-use crate::node::{Node, Rect, States};
+use crate::node::{Handle, Node, Rect, States};
 use crate::render::{shown_value, Compact};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -50,21 +50,41 @@ impl Observer {
     }
 
     /// Compares a new read with the last one and returns the changes, by the elements' ids.
+    /// An object that now shows another name or role has a new id (reads give it one, as
+    /// an agent acting on the old id means what it named): one `changed` event, with the
+    /// new id and the one it had (`was`).
     pub fn diff(&mut self, nodes: &[Node], ignore: Ignore) -> Vec<Change> {
         let flat = flatten(nodes);
         let before: HashMap<u32, &Node> = self.seen.iter().map(|n| (n.id, n)).collect();
+        let now: std::collections::HashSet<u32> = flat.iter().map(|(n, _)| n.id).collect();
+        // Objects whose id went away, by handle: a new id on one of them is a change.
+        let renamed: HashMap<&Handle, &Node> = self
+            .seen
+            .iter()
+            .filter(|s| !now.contains(&s.id) && !s.handle.is_empty())
+            .map(|s| (&s.handle, s))
+            .collect();
         let mut changes = Vec::new();
         let mut still = std::collections::HashSet::new();
         for (node, path) in &flat {
             still.insert(node.id);
-            match before.get(&node.id) {
-                Some(old) => {
+            let old = before.get(&node.id).copied();
+            let was = old.is_none().then(|| renamed.get(&node.handle)).flatten();
+            match (old, was) {
+                (Some(old), _) => {
                     let fields = changed_fields(old, node, ignore);
                     if !fields.is_empty() {
                         changes.push(json!({"type": "changed", "id": node.id, "changes": fields}));
                     }
                 }
-                None => {
+                (None, Some(was)) => {
+                    still.insert(was.id);
+                    let fields = changed_fields(was, node, ignore);
+                    changes.push(
+                        json!({"type": "changed", "id": node.id, "was": was.id, "changes": fields}),
+                    );
+                }
+                (None, None) => {
                     let el = serde_json::to_value(Compact::flat(node)).unwrap_or(Value::Null);
                     changes.push(json!({"type": "added", "el": el, "p": path}));
                 }
@@ -218,6 +238,24 @@ mod tests {
         let ch = o.diff(&page(&[("A", 5)]), Ignore::default());
         let kinds: Vec<&str> = ch.iter().map(|c| c["type"].as_str().unwrap()).collect();
         assert_eq!(kinds, ["added", "removed"], "{ch:?}");
+    }
+
+    #[test]
+    fn a_renamed_object_is_one_change_under_its_new_id() {
+        let mut o = Observer::default();
+        let mut first = page(&[("A", 2), ("B", 3)]);
+        first[0].children[0].handle = Handle::new("/a");
+        o.baseline(&first);
+        let mut next = page(&[("A2", 4), ("B", 3)]);
+        next[0].children[0].handle = Handle::new("/a");
+        let ch = o.diff(&next, Ignore::default());
+        assert_eq!(ch.len(), 1, "{ch:?}");
+        assert_eq!(ch[0]["type"], "changed");
+        assert_eq!(
+            (ch[0]["id"].as_u64(), ch[0]["was"].as_u64()),
+            (Some(4), Some(2))
+        );
+        assert_eq!(ch[0]["changes"]["t"], json!(["A", "A2"]));
     }
 
     #[test]

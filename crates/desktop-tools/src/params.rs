@@ -78,10 +78,10 @@ pub struct Find {
     pub role: Option<String>,
 }
 
-/// An element: an id from the last read/find of its window, or its visible text.
+/// An element: an id from any read/find of its window, or its visible text.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct Element {
-    /// From the latest read, find, wait or observe.
+    /// From a read, find, wait or observe of its window.
     pub id: Option<u32>,
     /// Instead of id: the element whose name contains this.
     pub text: Option<String>,

@@ -385,10 +385,10 @@ pub enum SandboxCmd {
     },
 }
 
-/// Which element: an id from the last `read`, or its text.
+/// Which element: an id from a `read` of its window, or its text.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ElementArgs {
-    /// Element id from the last `read` (of the window --app/--window name, if given).
+    /// Element id from any read of its window (the window --app/--window name, else the one read last).
     #[arg(long)]
     pub id: Option<u32>,
     /// The element whose name contains TEXT (case-insensitive); no prior read needed.
@@ -442,7 +442,7 @@ pub struct TypeArgs {
     /// Milliseconds between keystrokes.
     #[arg(long, default_value = "0", value_name = "MS", value_parser = ms)]
     pub delay: u64,
-    /// Type into this element (id from the last read): it is focused first, and the text
+    /// Type into this element (an id from a read): it is focused first, and the text
     /// goes after its existing text (on every toolkit).
     #[arg(long)]
     pub id: Option<u32>,
@@ -461,7 +461,7 @@ pub struct PressArgs {
     /// Tap the combos this many times.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=i64::from(desktop_core::keys::MAX_REPEAT)))]
     pub repeat: u32,
-    /// Give this element (id from the last read) the focus first, and press the keys into it.
+    /// Give this element (an id from a read) the focus first, and press the keys into it.
     #[arg(long)]
     pub id: Option<u32>,
 }
@@ -470,7 +470,7 @@ pub struct PressArgs {
 pub struct FocusArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Focus this element (id from the last read) instead of the window.
+    /// Focus this element (an id from a read) instead of the window.
     #[arg(long)]
     pub id: Option<u32>,
 }
@@ -495,7 +495,7 @@ pub struct ScrollArgs {
     pub x: Option<i32>,
     #[arg(long, requires = "x", allow_hyphen_values = true)]
     pub y: Option<i32>,
-    /// Scroll inside this element (id from the last read).
+    /// Scroll inside this element (an id from a read).
     #[arg(long)]
     pub id: Option<u32>,
     /// With --id: let the app bring the element into view instead of turning the wheel.
@@ -525,7 +525,7 @@ pub struct DragArgs {
     pub to_x: Option<i32>,
     #[arg(long, requires = "to_x", allow_hyphen_values = true)]
     pub to_y: Option<i32>,
-    /// Start at the center of this element (id from the last read).
+    /// Start at the center of this element (an id from a read).
     #[arg(long)]
     pub from_id: Option<u32>,
     /// End at the center of this element.
@@ -672,7 +672,7 @@ pub struct ScreenshotArgs {
     /// Capture this window's area (it is raised first).
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Capture one element (id from the last read).
+    /// Capture one element (an id from a read).
     #[arg(long, conflicts_with = "region")]
     pub id: Option<u32>,
     /// Capture a screen rectangle: x,y,w,h.
@@ -741,7 +741,7 @@ pub struct WaitArgs {
     /// An element of this role (with --for-text: both must hold).
     #[arg(long)]
     pub for_role: Option<String>,
-    /// The element with this id in the last read (with --gone: until it is gone).
+    /// The element with this id (from a read; with --gone: until it is gone).
     #[arg(long, conflicts_with_all = ["for_text", "for_role"])]
     pub for_id: Option<u32>,
     /// Wait until no element matches instead.
