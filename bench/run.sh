@@ -12,6 +12,9 @@
 #        bench/run.sh --snapshots              our compact page read against Playwright MCP's
 #                                              browser_snapshot, o200k tokens and addressability
 #                                              (bench/snapshots.py; bench/out/snapshots.json)
+#        bench/run.sh --ids OLD_BIN [ROUNDS]   ids kept across reads against the build before them
+#                                              (OLD_BIN), same run: the identity step's share of a warm
+#                                              read, tokens with ids after 200 actions (bench/ids_bench.py)
 #        bench/run.sh --view                   `view` against x11vnc, each on fresh sandboxes
 #                                              it starts itself (bench/view.py)
 #        bench/run.sh --report                 the report of a 20-step run (bench/report.py)
@@ -31,6 +34,10 @@ elif [[ "${1:-}" == --toolkits ]]; then
 elif [[ "${1:-}" == --snapshots ]]; then
     body=bench/snapshots.py
     shift
+elif [[ "${1:-}" == --ids ]]; then
+    body=bench/ids_bench.py
+    shift
+    set -- "$1" "$PWD/target/release/desktop-cli" "${@:2}"
 elif [[ "${1:-}" == --view || "${1:-}" == --report ]]; then
     # These start their own sandboxes (two screen sizes; x11vnc beside view).
     exec /usr/bin/python3 "bench/${1#--}.py"

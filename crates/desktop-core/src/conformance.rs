@@ -7,7 +7,8 @@
 //!
 //! What is checked: an action by id lands on its element and a read right after shows it;
 //! an id keeps naming its element after the app inserts another before it (or refuses),
-//! never a neighbour; an id of an element that is gone refuses; `wait` finds what is there
+//! never a neighbour; reads with other filters show each element under the id it has, and
+//! an earlier read's id still acts on its element; an id of an element that is gone refuses; `wait` finds what is there
 //! and times out on what is not; a capture has the pixels its display's scale says;
 //! `observe` (the change notices, the read they prompt and the diff) sees the insert as one
 //! added element, its removal as that element removed and the app's new text in the field
@@ -81,6 +82,10 @@ pub async fn run_all<S: Stage>(stage: &S) -> Vec<Failure> {
         act_by_id_then_read_back(stage).await,
     );
     note("ids_survive_an_insert", ids_survive_an_insert(stage).await);
+    note(
+        "ids_hold_across_reads_with_other_filters",
+        ids_hold_across_reads(stage).await,
+    );
     note("gone_elements_refuse", gone_elements_refuse(stage).await);
     note(
         "wait_finds_and_times_out",
@@ -209,6 +214,61 @@ async fn ids_survive_an_insert<S: Stage>(stage: &S) -> Outcome {
             e.code.as_str()
         )),
     }
+}
+
+/// Reads with other filters show each element under the id it already has, and an id from
+/// the first read still acts on its element after them.
+async fn ids_hold_across_reads<S: Stage>(stage: &S) -> Outcome {
+    let d = stage.desktop();
+    let nodes = read(stage).await?;
+    let check = named(&nodes, Some(&Role::CheckBox), stage.check())?;
+    let field = named(&nodes, None, stage.field())?;
+    let (check_id, was, field_id) = (check.id, checked(check), field.id);
+    let only_checks = Filters {
+        roles: Some(vec![Role::CheckBox]),
+        ..filters()
+    };
+    let interactive = Filters {
+        interactive: true,
+        ..filters()
+    };
+    for f in [only_checks, interactive] {
+        let data = d
+            .read(&stage.target(), &f)
+            .await
+            .map_err(|e| format!("read: {}", e.message))?;
+        let mut shown = Vec::new();
+        for n in &data.elements {
+            n.walk(&mut |x| shown.push((x.id, x.name.clone(), x.role.clone())));
+        }
+        match shown
+            .iter()
+            .find(|(_, name, role)| name == stage.check() && role == &Role::CheckBox)
+        {
+            Some((id, _, _)) if *id == check_id => {}
+            Some((id, _, _)) => {
+                return Err(format!(
+                    "the check box was {check_id} in a whole read and {id} in a filtered one"
+                ))
+            }
+            None => return Err("a filtered read lost the check box".into()),
+        }
+        if let Some((id, name, _)) = shown
+            .iter()
+            .find(|(id, name, _)| *id == field_id && name != stage.field())
+        {
+            return Err(format!("id {id} now names {name:?}, not the field"));
+        }
+    }
+    // The first read's id still acts on its element, after reads that showed fewer.
+    act(stage, check_id, Action::Toggle)
+        .await
+        .map_err(|e| format!("toggle by the first read's id: {}", e.message))?;
+    let nodes = read(stage).await?;
+    if checked(named(&nodes, Some(&Role::CheckBox), stage.check())?) == was {
+        return Err("the first read's id did not toggle its check box".into());
+    }
+    Ok(())
 }
 
 /// An id whose element the app removed refuses with STALE_REF or ELEMENT_NOT_FOUND.
