@@ -100,9 +100,12 @@ impl WindowRefs {
 
 /// Same role and the same name: the element an entry recorded, where the handle is the
 /// same. A handle that shows another name or role (a list's row widget given another item,
-/// a status line's new text) is another element to an agent, which acts on what it read.
+/// a status line's new text) is another element to an agent, which acts on what it read;
+/// but a combo box that GTK 3 and Qt name after the option it shows is the same combo box
+/// whichever it shows ([`super::resolve::names_what_it_shows`]).
 fn same_kind(e: &RefEntry, n: &Node) -> bool {
-    e.role == n.role.short() && e.name == n.name.trim()
+    let role = n.role.short();
+    e.role == role && (e.name == n.name.trim() || super::resolve::names_what_it_shows(role))
 }
 
 fn bounds_of(n: &Node) -> Option<[i32; 4]> {
@@ -142,6 +145,11 @@ impl Numbering<'_> {
     fn again(&mut self, i: usize, n: &Node, ancestry: &[String]) -> u32 {
         let e = &mut self.refs.elements[i];
         e.last = self.read;
+        if e.name != n.name.trim() {
+            // A combo box showing another option.
+            e.name = n.name.trim().to_string();
+            *self.changed = true;
+        }
         let b = bounds_of(n);
         if b.is_some() && e.bounds != b {
             e.bounds = b;

@@ -149,9 +149,19 @@ impl RefMap {
 }
 
 /// Whether a live element still looks like the recorded one: same role, and same name
-/// (or, for a name taken from a label child, no name of its own).
+/// (or, for a name taken from a label child, no name of its own; or a combo box, named
+/// after the option it shows).
 pub fn same_element(entry: &RefEntry, role: &str, name: &str) -> bool {
-    entry.role == role && (entry.name == name.trim() || (entry.label && name.trim().is_empty()))
+    entry.role == role
+        && (entry.name == name.trim()
+            || (entry.label && name.trim().is_empty())
+            || names_what_it_shows(role))
+}
+
+/// A role whose name some toolkits make of what the element shows (GTK 3 and Qt name a
+/// combo box after its option): a new name there is not another element.
+pub fn names_what_it_shows(role: &str) -> bool {
+    role == "combo"
 }
 
 /// Finds the recorded element in a fresh tree by its fingerprint: role, name and the named
@@ -289,7 +299,10 @@ pub async fn resolve_in<P: Probe>(p: &P, window: &WindowRefs, id: u32) -> Result
     if !entry.gone {
         if let Some(mut node) = p.probe(&entry.handle).await? {
             if same_element(entry, node.role.short(), &node.name) {
-                node.name = entry.name.clone();
+                if node.name.trim().is_empty() {
+                    // Named by its label child, as the read showed it.
+                    node.name = entry.name.clone();
+                }
                 return Ok(Resolved {
                     node,
                     rematched: false,

@@ -139,6 +139,17 @@ fn ids_are_never_given_twice() {
 }
 
 #[test]
+fn a_combo_box_named_after_its_option_keeps_its_id() {
+    let mut map = RefMap::default();
+    let combo = |name: &str| vec![node(Role::Combo, name, "/c", vec![])];
+    assert_eq!(numbered(&mut map, combo("Left")), pairs(&[(1, "Left")]));
+    assert_eq!(numbered(&mut map, combo("Right")), pairs(&[(1, "Right")]));
+    let (_, e) = map.lookup(1, &Target::default()).unwrap();
+    assert!(!e.gone && e.name == "Right");
+    assert!(same_element(e, "combo", "Middle"));
+}
+
+#[test]
 fn ids_unknown_or_let_go_are_refused_with_what_they_were() {
     let mut map = RefMap::default();
     numbered(&mut map, form());
