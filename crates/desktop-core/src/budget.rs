@@ -269,7 +269,6 @@ fn build(data: &ReadData, slots: &[Slot], chosen: &[bool]) -> ReadData {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::WindowInfo;
     use crate::node::{Rect, States};
 
     fn el(id: u32, role: Role, name: &str, children: Vec<Node>) -> Node {
@@ -317,32 +316,9 @@ mod tests {
                 })
                 .collect(),
         );
-        ReadData {
-            window: WindowInfo {
-                app: "demo".into(),
-                pid: 1,
-                title: "Page".into(),
-                id: Some(9),
-                bounds: None,
-                focused: true,
-                a11y: true,
-                modal: false,
-                state: Default::default(),
-                display: None,
-                handle: None,
-            },
-            ts: 0,
-            elements: vec![list, form, article],
-            total: 458,
-            shown: 458,
-            flat: false,
-            bounds: true,
-            page: false,
-            incomplete: None,
-            cut: 0,
-            window_boxes: false,
-            timing: vec![],
-        }
+        let mut d = ReadData::fixture("demo", "Page", 9, vec![list, form, article]);
+        (d.total, d.shown) = (458, 458);
+        d
     }
 
     fn ids(d: &ReadData) -> Vec<u32> {

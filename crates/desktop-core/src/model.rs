@@ -168,6 +168,37 @@ pub struct ReadData {
 }
 
 impl ReadData {
+    /// A read of `elements` in a focused window of `app` (fixture trees in tests).
+    #[cfg(test)]
+    pub(crate) fn fixture(app: &str, title: &str, id: u64, elements: Vec<Node>) -> ReadData {
+        ReadData {
+            window: WindowInfo {
+                app: app.into(),
+                pid: 7,
+                title: title.into(),
+                id: Some(id),
+                bounds: None,
+                focused: true,
+                a11y: true,
+                modal: false,
+                state: WindowState::default(),
+                display: None,
+                handle: None,
+            },
+            ts: 1,
+            elements,
+            total: 0,
+            shown: 0,
+            flat: false,
+            bounds: true,
+            page: false,
+            incomplete: None,
+            cut: 0,
+            window_boxes: false,
+            timing: Vec::new(),
+        }
+    }
+
     /// The read with no elements: its window, counts and notes.
     pub fn clone_without_elements(&self) -> ReadData {
         ReadData {

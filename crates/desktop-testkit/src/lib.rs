@@ -48,6 +48,19 @@ pub fn run_tests<E: Send + Sync + 'static>(
     conclusion.exit()
 }
 
+/// Every element of a read's `data` (its `elements`, then each one's `c`), depth first.
+pub fn all(data: &Value) -> Vec<Value> {
+    fn walk(es: &Value, out: &mut Vec<Value>) {
+        for e in es.as_array().into_iter().flatten() {
+            out.push(e.clone());
+            walk(&e["c"], out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&data["elements"], &mut out);
+    out
+}
+
 /// Polls `check` every 20 ms until it returns `Some`, failing the test with `what` after
 /// `timeout`.
 pub fn wait_until<T>(timeout: Duration, what: &str, mut check: impl FnMut() -> Option<T>) -> T {

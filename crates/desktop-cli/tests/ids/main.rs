@@ -72,18 +72,7 @@ impl Env {
     }
 }
 
-/// Every element of a read's `data`, depth first.
-pub fn all(data: &Value) -> Vec<Value> {
-    fn walk(es: &Value, out: &mut Vec<Value>) {
-        for e in es.as_array().into_iter().flatten() {
-            out.push(e.clone());
-            walk(&e["c"], out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(&data["elements"], &mut out);
-    out
-}
+pub use desktop_testkit::all;
 
 /// `(id, name)` of every check box a read shows.
 pub fn check_ids(data: &Value) -> Vec<(u64, String)> {

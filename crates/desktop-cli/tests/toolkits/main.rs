@@ -77,18 +77,7 @@ impl Env {
     }
 }
 
-/// Every element of a read, depth first.
-pub fn all(data: &Value) -> Vec<Value> {
-    fn walk(es: &Value, out: &mut Vec<Value>) {
-        for e in es.as_array().into_iter().flatten() {
-            out.push(e.clone());
-            walk(&e["c"], out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(&data["elements"], &mut out);
-    out
-}
+pub use desktop_testkit::all;
 
 /// Every element below `e` (its children, theirs, ...).
 pub fn below(e: &Value) -> Vec<Value> {

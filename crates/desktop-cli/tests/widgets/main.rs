@@ -95,18 +95,7 @@ fn status_part(text: &str, prefix: &str) -> String {
         .to_string()
 }
 
-/// Every element of a read, depth first.
-fn all(data: &Value) -> Vec<Value> {
-    fn walk(es: &Value, out: &mut Vec<Value>) {
-        for e in es.as_array().into_iter().flatten() {
-            out.push(e.clone());
-            walk(&e["c"], out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(&data["elements"], &mut out);
-    out
-}
+use desktop_testkit::all;
 
 /// Ids of the elements of `read -i` whose hint is `hint`, in reading order.
 fn by_hint(env: &Env, window: &str, hint: &str) -> Vec<String> {

@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::error::ErrorCode;
-use crate::model::WindowInfo;
 use crate::role::Role;
 
 fn node(role: Role, name: &str, path: &str, children: Vec<Node>) -> Node {
@@ -20,32 +19,7 @@ fn node(role: Role, name: &str, path: &str, children: Vec<Node>) -> Node {
 use crate::node::Node;
 
 fn data(elements: Vec<Node>, title: &str, wid: u64) -> ReadData {
-    ReadData {
-        window: WindowInfo {
-            app: "demo".into(),
-            pid: 7,
-            title: title.into(),
-            id: Some(wid),
-            bounds: None,
-            focused: true,
-            a11y: true,
-            modal: false,
-            state: Default::default(),
-            display: None,
-            handle: None,
-        },
-        ts: 1,
-        total: 0,
-        shown: 0,
-        flat: false,
-        bounds: true,
-        page: false,
-        incomplete: None,
-        cut: 0,
-        window_boxes: false,
-        timing: vec![],
-        elements,
-    }
+    ReadData::fixture("demo", title, wid, elements)
 }
 
 fn form() -> Vec<Node> {
