@@ -117,8 +117,9 @@ fn parts(env: &Env) {
 }
 
 fn budgets(env: &Env) {
-    let big: [(&str, &[&str]); 3] = [
+    let big: [(&str, &[&str]); 4] = [
         (KITS[4], &["--visible-only=false"]),
+        ("Widgets Page", &["--visible-only=false"]),
         (TABLE, &["--visible-only=false"]),
         (KITS[0], &[]),
     ];

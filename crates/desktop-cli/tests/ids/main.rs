@@ -131,6 +131,8 @@ fn main() {
     desk.launch(&["/usr/bin/python3", &qt, "6"], "Ids Qt6");
     desk.launch(&["/usr/bin/python3", &table], TABLE);
     desk.chromium_page("ids.html", "Opt Lagoon");
+    // The biggest page of the suite (jQuery UI widgets, a feed, a long inbox), for budgets.
+    desk.chromium_page("widgets.html", "Widgets Page");
     // Every window can be read before the first test: its check boxes are there.
     for kit in KITS {
         wait_until(
