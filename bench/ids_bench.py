@@ -4,10 +4,12 @@ ids with gaps cost in tokens after a long session on a page that changes; two bu
 one before ids were kept across reads, and this one) in the same run.
 
 Time: gtk3-widget-factory and Chromium on tests/fixtures/ids.html, each build in turn with
-its own keeper (killed between blocks): ROUNDS reads `read -i --timing` (a quiet window's
-answer given again) and ROUNDS `read -i --visible-only=false --timing` (walked through the
-keeper's mirror), after two unmeasured ones. Whole processes, the keeper's own time, and
-for this build the identity step (`ids=` of --timing) and its share of the keeper's time.
+its own keeper (killed between blocks), two blocks each, alternating: ROUNDS reads
+`read -i --timing` (a quiet window: its answer may be given again, `answered_again` counts
+those) and ROUNDS `read -i --visible-only=false --timing` (walked through the keeper's
+mirror), after two unmeasured ones. Whole processes, the keeper's own time, and the step
+that records ids (`ids=` of --timing: the old build's `remember`, this build's numbering)
+and its share of the keeper's time.
 
 Tokens: a fresh Chromium on ids.html; `read -i --page --no-bounds --format text` (less its
 window line) before anything happened; then a session of 200 actions an agent makes —
@@ -67,33 +69,42 @@ def wait_for(bin_, args, what, secs=40):
 
 
 def speed(builds, rounds):
+    """Per target and kind of read, each build in two blocks, alternating (old, new, old,
+    new): medians over both blocks."""
     out = {}
     for name, target in TARGETS.items():
-        for kind, extra in (("answered_again", []), ("walked", ["--visible-only=false"])):
+        for kind, extra in (("quiet", []), ("walked", ["--visible-only=false"])):
+            samples = {label: {"procs": [], "keeper": [], "ids": [], "again": 0} for label, _ in builds}
+            for _ in range(2):
+                for label, bin_ in builds:
+                    subprocess.run(["pkill", "-f", "cli keeper"])
+                    time.sleep(0.3)
+                    args = ["read", *target, "-i", *extra, "--timing"]
+                    for _ in range(2):
+                        run(bin_, *args)
+                    got = samples[label]
+                    for _ in range(rounds):
+                        ms, r = run(bin_, *args)
+                        got["procs"].append(ms)
+                        k = re.search(r"keeper total=([0-9.]+)", r.stderr)
+                        if k:
+                            got["keeper"].append(float(k.group(1)))
+                        i = timing(r.stderr, "ids")
+                        if i is not None:
+                            got["ids"].append(i)
+                        got["again"] += " again=" in r.stderr
             row = {}
-            for label, bin_ in builds:
-                subprocess.run(["pkill", "-f", "cli keeper"])
-                time.sleep(0.3)
-                args = ["read", *target, "-i", *extra, "--timing"]
-                for _ in range(2):
-                    run(bin_, *args)
-                procs, keeper, ids = [], [], []
-                for _ in range(rounds):
-                    ms, r = run(bin_, *args)
-                    procs.append(ms)
-                    k = re.search(r"keeper total=([0-9.]+)", r.stderr)
-                    if k:
-                        keeper.append(float(k.group(1)))
-                    i = timing(r.stderr, "ids")
-                    if i is not None:
-                        ids.append(i)
-                row[label] = {"process_ms": statistics.median(procs),
-                              "keeper_ms": statistics.median(keeper) if keeper else None,
-                              "ids_ms": statistics.median(ids) if ids else None}
+            for label, got in samples.items():
+                row[label] = {"process_ms": statistics.median(got["procs"]),
+                              "keeper_ms": statistics.median(got["keeper"]) if got["keeper"] else None,
+                              "ids_ms": statistics.median(got["ids"]) if got["ids"] else None,
+                              "answered_again": got["again"], "reads": len(got["procs"])}
             new = row["new"]
             if new["ids_ms"] is not None and new["keeper_ms"]:
                 new["ids_share"] = new["ids_ms"] / new["keeper_ms"]
             row["ratio_process"] = row["new"]["process_ms"] / row["old"]["process_ms"]
+            if row["old"]["keeper_ms"] and new["keeper_ms"]:
+                row["ratio_keeper"] = new["keeper_ms"] / row["old"]["keeper_ms"]
             out[f"{name}/{kind}"] = row
     return out
 
@@ -133,8 +144,11 @@ def session(bin_, n=200):
         done += 1
 
 
-def compact_read(bin_, path):
-    _, r = run(bin_, "read", *TARGETS["chromium"], "-i", "--page", "--no-bounds", "--format", "text")
+def compact_read(bin_, path, whole=False):
+    """`read -i --page --no-bounds --format text` (with `--visible-only=false`: the whole
+    page, as Playwright's snapshot covers it), less its window line."""
+    extra = ["--visible-only=false"] if whole else []
+    _, r = run(bin_, "read", *TARGETS["chromium"], "-i", "--page", "--no-bounds", "--format", "text", *extra)
     text = r.stdout.split("\n", 1)[1] if "\n" in r.stdout else r.stdout
     with open(path, "w") as f:
         f.write(text)
@@ -149,17 +163,22 @@ def token_session(builds, out_dir):
     try:
         wait_for(new, TARGETS["chromium"], "Opt Lagoon")
         before = compact_read(new, os.path.join(out_dir, "before.txt"))
+        compact_read(new, os.path.join(out_dir, "before-whole.txt"), whole=True)
         session(new)
         after_new = compact_read(new, os.path.join(out_dir, "after-new.txt"))
+        compact_read(new, os.path.join(out_dir, "after-new-whole.txt"), whole=True)
         subprocess.run(["pkill", "-f", "cli keeper"])
         after_old = compact_read(old, os.path.join(out_dir, "after-old.txt"))
+        compact_read(old, os.path.join(out_dir, "after-old-whole.txt"), whole=True)
     finally:
         browser.terminate()
         browser.wait()
         subprocess.run(["rm", "-rf", profile])
     pw = subprocess.run([VENV_PY, os.path.join(ROOT, "bench/playwright_snapshot.py"), os.path.join(out_dir, "playwright"), PAGE],
                         capture_output=True, text=True)
-    files = [os.path.join(out_dir, f) for f in ("before.txt", "after-new.txt", "after-old.txt")]
+    names = ("before.txt", "after-new.txt", "after-old.txt", "before-whole.txt", "after-new-whole.txt",
+             "after-old-whole.txt")
+    files = [os.path.join(out_dir, f) for f in names]
     pw_file = None
     if pw.returncode == 0:
         pw_file = json.loads(pw.stdout).get(PAGE, {}).get("file")
@@ -167,6 +186,8 @@ def token_session(builds, out_dir):
             files.append(pw_file)
     counts = tokens(files)
     res = {"before": counts[files[0]], "after_new": counts[files[1]], "after_old": counts[files[2]],
+           "whole_before": counts[files[3]], "whole_after_new": counts[files[4]],
+           "whole_after_old": counts[files[5]],
            "before_max_id": max(ids_of(before), default=0), "after_max_id": max(ids_of(after_new), default=0),
            "elements_after": len(ids_of(after_new)), "elements_before": len(ids_of(before)),
            "ids_after_old_max": max(ids_of(after_old), default=0)}
@@ -183,20 +204,21 @@ def main():
     builds = [("old", old), ("new", new)]
     out_dir = os.path.join(ROOT, "bench/out/ids")
     os.makedirs(out_dir, exist_ok=True)
+    # The token session first, on a window the sandbox never had: its ids start at 1.
+    res = {"tokens": token_session(builds, out_dir)}
     gtk = subprocess.Popen(["gtk3-widget-factory"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     profile = tempfile.mkdtemp(prefix="desktop-cli-ids-speed-")
     browser = chromium(profile)
     try:
         wait_for(new, TARGETS["gtk3"], "checkbutton")
         wait_for(new, TARGETS["chromium"], "Opt Lagoon")
-        res = {"speed": speed(builds, rounds)}
+        res["speed"] = speed(builds, rounds)
     finally:
         browser.terminate()
         gtk.terminate()
         browser.wait()
         gtk.wait()
         subprocess.run(["rm", "-rf", profile])
-    res["tokens"] = token_session(builds, out_dir)
     subprocess.run(["pkill", "-f", "cli keeper"])
     with open(os.path.join(ROOT, "bench/out/ids.json"), "w") as f:
         json.dump(res, f, indent=1)

@@ -15,6 +15,9 @@
 #        bench/run.sh --ids OLD_BIN [ROUNDS]   ids kept across reads against the build before them
 #                                              (OLD_BIN), same run: the identity step's share of a warm
 #                                              read, tokens with ids after 200 actions (bench/ids_bench.py)
+#        bench/run.sh --tokens-est             desktop_core::tokens's estimate against o200k's exact
+#                                              count on reads of GTK 3, GTK 4 and Chromium windows
+#                                              (bench/tokens_est.py; bench/out/tokens_est.json)
 #        bench/run.sh --view                   `view` against x11vnc, each on fresh sandboxes
 #                                              it starts itself (bench/view.py)
 #        bench/run.sh --report                 the report of a 20-step run (bench/report.py)
@@ -33,6 +36,9 @@ elif [[ "${1:-}" == --toolkits ]]; then
     shift
 elif [[ "${1:-}" == --snapshots ]]; then
     body=bench/snapshots.py
+    shift
+elif [[ "${1:-}" == --tokens-est ]]; then
+    body=bench/tokens_est.py
     shift
 elif [[ "${1:-}" == --ids ]]; then
     body=bench/ids_bench.py

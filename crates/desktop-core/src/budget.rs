@@ -13,8 +13,8 @@ use crate::render::Compact;
 use crate::role::Role;
 use crate::tokens;
 
-/// The share of the budget the estimate may fill: the estimator is within about 6 % of
-/// o200k's count, so an answer filled to here stays within the budget counted exactly.
+/// The share of the budget the estimate may fill: the estimator under-counts o200k by at
+/// most about 6 %, so an answer filled to here stays within the budget counted exactly.
 pub const FILL: f64 = 0.92;
 
 /// How the answer will be printed (each element's own cost is measured in that form).
