@@ -297,6 +297,26 @@ impl Desk {
     /// Starts a program in the sandbox (in its process group, so `sandbox down` would stop
     /// it too) and waits until `app` shows a window in `desktop-cli list`.
     pub fn launch(&mut self, cmd: &[&str], app: &str) -> u32 {
+        let pid = self.start_app(cmd);
+        wait_until(
+            Duration::from_secs(30),
+            &format!("a window of {app}"),
+            || {
+                let run = self.cli(&["list", "--app", app]);
+                let ws = (run.code == 0).then(|| run.json()["data"]["windows"].clone())?;
+                // A titled window whose accessibility tree is up: the X window can come
+                // well before the app's accessibility bridge (Java's) registers it.
+                ws.as_array()?
+                    .iter()
+                    .any(|w| w["title"] != "" && w["a11y"] != false)
+                    .then_some(pid)
+            },
+        )
+    }
+
+    /// Starts a program in the sandbox as [`Desk::launch`] does, without waiting for its
+    /// window (a test that reads it while it starts); stopped with the desk.
+    pub fn start_app(&mut self, cmd: &[&str]) -> u32 {
         use std::os::unix::process::CommandExt;
         let child = Command::new(cmd[0])
             .args(&cmd[1..])
@@ -312,20 +332,7 @@ impl Desk {
             .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
         let pid = child.id();
         self.apps.push(child);
-        wait_until(
-            Duration::from_secs(30),
-            &format!("a window of {app}"),
-            || {
-                let run = self.cli(&["list", "--app", app]);
-                let ws = (run.code == 0).then(|| run.json()["data"]["windows"].clone())?;
-                // A titled window whose accessibility tree is up: the X window can come
-                // well before the app's accessibility bridge (Java's) registers it.
-                ws.as_array()?
-                    .iter()
-                    .any(|w| w["title"] != "" && w["a11y"] != false)
-                    .then_some(pid)
-            },
-        )
+        pid
     }
 
     pub fn gtk3_widget_factory(&mut self) -> u32 {

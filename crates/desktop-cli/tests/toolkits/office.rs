@@ -10,6 +10,10 @@ use std::time::Duration;
 pub const TESTS: &[(&str, Test)] = &[
     ("calc::sum_typed_by_address_and_read_back", sum),
     ("calc::twenty_reads_leave_it_answering", reads_stay_cheap),
+    (
+        "calc::read_from_its_first_moment_it_keeps_running",
+        read_while_starting,
+    ),
     ("writer::paragraph_typed_and_a_word_made_bold", writer),
     ("table::ten_thousand_rows_read_by_rows_in_view", big_table),
 ];
@@ -81,6 +85,60 @@ fn reads_stay_cheap(env: &Env) {
     assert!(ms < 1000.0, "Calc took {ms} ms to answer after the reads");
     let grew = rss_kb(pid).saturating_sub(before);
     assert!(grew < 50 * 1024, "Calc grew {grew} kB over 20 reads");
+}
+
+/// The process LibreOffice's launcher started (`soffice.bin`, its child), once it runs.
+fn office_child(launcher: u32) -> Option<u32> {
+    let parent = format!("PPid:\t{launcher}");
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|e| {
+        let pid: u32 = e.file_name().to_str()?.parse().ok()?;
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let office = status.lines().next()?.contains("soffice");
+        (office && status.lines().any(|l| l == parent)).then_some(pid)
+    })
+}
+
+/// A Calc of its own read from the moment its process runs, again and again, until its
+/// window has been read ten times: it is still running and answering (asking LibreOffice's
+/// objects for every property at once — `Locale` among them — aborts 25.2 and 26.8 as
+/// they start). A first start with a new profile restarts `soffice.bin` by design; the
+/// launcher (`oosplash`) lives through it.
+fn read_while_starting(env: &Env) {
+    let profile = env.desk().temp_dir("calc-start");
+    let profile = format!("-env:UserInstallation=file://{}", profile.display());
+    let launcher =
+        env.desk()
+            .start_app(&["soffice", "--norestore", "--nologo", "--calc", &profile]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    let (mut tries, mut read, mut pid) = (0, 0, 0);
+    while read < 10 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Calc's window was read {read} times in 90 s ({tries} reads)"
+        );
+        assert!(
+            env.desk().alive(launcher),
+            "LibreOffice ended while it was read (after {tries} reads)"
+        );
+        let Some(now) = office_child(launcher) else {
+            std::thread::sleep(Duration::from_millis(20));
+            continue;
+        };
+        pid = now;
+        let run = env.cli(&["read", "--pid", &pid.to_string(), "-i"]);
+        tries += 1;
+        if run.code == 0 && run.json()["data"]["count"].as_u64().unwrap_or(0) > 0 {
+            read += 1;
+        }
+    }
+    let title = env.ok(&["list", "--pid", &pid.to_string()])["windows"][0]["title"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(title.contains("Calc"), "{title}");
+    let ms = env.fields().ping(&title);
+    assert!(ms < 1000.0, "the new Calc took {ms} ms to answer");
+    env.desk().stop_app(launcher);
 }
 
 fn writer(env: &Env) {
