@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./scripts/install-deps.sh
+./scripts/install-deps.sh --demo
 cargo build --release --locked
 bin=./target/release/desktop-cli
 

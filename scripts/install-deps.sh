@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs the system packages desktop-cli needs to build, run its sandbox and run its tests.
 # Debian/Ubuntu (apt). Safe to re-run: packages already present are skipped.
+#   install-deps.sh                  everything (tests, benchmarks, Windows checks)
+#   install-deps.sh --demo           what scripts/demo.sh needs: the runtime, one app, a build
+#   install-deps.sh --runtime-only   what the installed binary needs to run its sandbox
+# A name `a|b|c` takes the first the release has (Debian 12 has OpenJDK 17, Debian 13 21).
 set -euo pipefail
 
 # Runtime: a headless X server, a session bus, the AT-SPI bus and registry, the window
@@ -21,7 +25,8 @@ APPS+=(xdg-desktop-portal xdg-desktop-portal-gtk)
 # GObject introspection with its accessibility modules, and Swing with the ATK wrapper.
 APPS+=(libreoffice-calc libreoffice-writer libreoffice-gtk3 gtk-4-examples gir1.2-gtk-4.0
   python3-pyqt6 gir1.2-gtk-2.0 libgail-common libatk-adaptor
-  openjdk-17-jdk-headless openjdk-17-jre libatk-wrapper-java libatk-wrapper-java-jni)
+  "openjdk-17-jdk-headless|openjdk-21-jdk-headless|openjdk-25-jdk-headless"
+  "openjdk-17-jre|openjdk-21-jre|openjdk-25-jre" libatk-wrapper-java libatk-wrapper-java-jni)
 # Peers the benchmark compares against (pyatspi, xdotool, ImageMagick; x11vnc for `view`)
 # and test helpers (python3-yaml reads deploy/kubernetes.yaml).
 PEERS=(python3-pyatspi gir1.2-atspi-2.0 python3-gi xdotool imagemagick xclip python3-yaml x11vnc)
@@ -38,19 +43,53 @@ BUILD=(build-essential pkg-config ca-certificates curl gcc-mingw-w64-x86-64)
 WINE=(wine wine64 libwine)
 
 want=("${RUNTIME[@]}" "${APPS[@]}" "${PEERS[@]}" "${CLIENTS[@]}" "${BUILD[@]}" "${WINE[@]}")
-if [ "${1:-}" = "--runtime-only" ]; then want=("${RUNTIME[@]}"); fi
-
-missing=()
-for p in "${want[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+case "${1:-}" in
+  --runtime-only) want=("${RUNTIME[@]}") ;;
+  --demo) want=("${RUNTIME[@]}" gtk-3-examples "${BUILD[@]}") ;;
+esac
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
+installed() {
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
+has_candidate() {
+  apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [0-9]'
+}
+
+missing=()
+choices=()
+for p in "${want[@]}"; do
+  if [[ "$p" == *"|"* ]]; then
+    IFS='|' read -r -a alts <<<"$p"
+    done_already=""
+    for a in "${alts[@]}"; do installed "$a" && done_already=1 && break; done
+    [ -n "$done_already" ] || choices+=("$p")
+  else
+    installed "$p" || missing+=("$p")
+  fi
+done
+
+updated=""
+if [ ${#missing[@]} -gt 0 ] || [ ${#choices[@]} -gt 0 ]; then
+  $SUDO apt-get update -qq
+  updated=1
+fi
+for p in "${choices[@]}"; do
+  IFS='|' read -r -a alts <<<"$p"
+  pick=""
+  for a in "${alts[@]}"; do has_candidate "$a" && pick="$a" && break; done
+  if [ -z "$pick" ]; then
+    echo "none of $p is in this release's archive" >&2
+    exit 1
+  fi
+  missing+=("$pick")
+done
+
 if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
-  $SUDO apt-get update -qq
+  [ -n "$updated" ] || $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 else
   echo "system packages: all present" >&2
