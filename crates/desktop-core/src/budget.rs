@@ -208,8 +208,7 @@ fn class(n: &Node) -> u8 {
 /// Tokens of an element's own line or object, with room for a `cut` mark where it holds
 /// something (a mark that does not show leaves that much over).
 fn own_cost(n: &Node, form: Form, bounds: bool) -> f64 {
-    let mut alone = n.clone();
-    alone.children.clear();
+    let mut alone = n.without_children();
     if !bounds {
         alone.bounds = None;
     }

@@ -182,6 +182,21 @@ struct Known {
 
 static LAST: std::sync::Mutex<Option<Known>> = std::sync::Mutex::new(None);
 
+impl Known {
+    /// The map the file at `path` holds, its `bytes` just read: `last`, where it is this
+    /// process's copy of those very bytes, else parsed (another process wrote the file).
+    fn of(last: Option<Known>, path: &Path, bytes: Vec<u8>) -> Known {
+        match last {
+            Some(k) if k.path == path && k.bytes == bytes => k,
+            _ => Known {
+                path: path.to_path_buf(),
+                map: serde_json::from_slice(&bytes).unwrap_or_default(),
+                bytes,
+            },
+        }
+    }
+}
+
 impl RefMap {
     /// Loads the map; a missing or unreadable file is an empty map.
     pub fn load(path: &Path) -> RefMap {
@@ -193,20 +208,9 @@ impl RefMap {
     pub fn peek<R>(path: &Path, f: impl FnOnce(&RefMap) -> R) -> R {
         let bytes = std::fs::read(path).unwrap_or_default();
         let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
-        match last.as_ref() {
-            Some(k) if k.path == path && k.bytes == bytes => {}
-            _ => {
-                *last = Some(Known {
-                    path: path.to_path_buf(),
-                    map: serde_json::from_slice(&bytes).unwrap_or_default(),
-                    bytes,
-                });
-            }
-        }
-        match last.as_ref() {
-            Some(k) => f(&k.map),
-            None => f(&RefMap::default()),
-        }
+        let known = Known::of(last.take(), path, bytes);
+        let known = last.insert(known);
+        f(&known.map)
     }
 
     /// Writes the map atomically and privately (mode 600 in a directory only this user can
@@ -231,14 +235,7 @@ impl RefMap {
         let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
         let _lock = lock(path)?;
         let bytes = std::fs::read(path).unwrap_or_default();
-        let mut known = match last.take() {
-            Some(k) if k.path == path && k.bytes == bytes => k,
-            _ => Known {
-                path: path.to_path_buf(),
-                map: serde_json::from_slice(&bytes).unwrap_or_default(),
-                bytes,
-            },
-        };
+        let mut known = Known::of(last.take(), path, bytes);
         let (answer, changed) = f(&mut known.map);
         if changed {
             known.bytes = known.map.write(path)?;

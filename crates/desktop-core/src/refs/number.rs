@@ -2,6 +2,7 @@
 //! keeps the id it has; anything else gets the window's next unused number. The first read
 //! of a window numbers in tree order from 1, as a read always did, so ids stay small.
 
+use super::resolve::{names_what_it_shows, same_element};
 use super::{RefEntry, RefMap, WindowRefs, MAX_ENTRIES};
 use crate::model::ReadData;
 use crate::node::{Handle, Node, Rect};
@@ -98,14 +99,13 @@ impl WindowRefs {
     }
 }
 
-/// Same role and the same name: the element an entry recorded, where the handle is the
-/// same. A handle that shows another name or role (a list's row widget given another item,
-/// a status line's new text) is another element to an agent, which acts on what it read;
-/// but a combo box that GTK 3 and Qt name after the option it shows is the same combo box
-/// whichever it shows ([`super::resolve::names_what_it_shows`]).
+/// The element an entry recorded, where the handle is the same: [`same_element`] (a handle
+/// that shows another name or role — a list's row widget given another item, a status
+/// line's new text — is another element to an agent, which acts on what it read), or the
+/// entry's unnamed element now named by its label child (`-i` after `--full`).
 fn same_kind(e: &RefEntry, n: &Node) -> bool {
-    let role = n.role.short();
-    e.role == role && (e.name == n.name.trim() || super::resolve::names_what_it_shows(role))
+    same_element(e, n.role.short(), &n.name)
+        || (e.role == n.role.short() && e.name.is_empty() && n.name_from_child)
 }
 
 fn bounds_of(n: &Node) -> Option<[i32; 4]> {
@@ -145,9 +145,13 @@ impl Numbering<'_> {
     fn again(&mut self, i: usize, n: &Node, ancestry: &[String]) -> u32 {
         let e = &mut self.refs.elements[i];
         e.last = self.read;
-        if e.name != n.name.trim() {
-            // A combo box showing another option.
-            e.name = n.name.trim().to_string();
+        let name = n.name.trim();
+        // A combo box showing another option, or a name its label child gives: the entry
+        // says what the element reads as now (a read keeping the child leaves it).
+        let renamed = names_what_it_shows(&e.role) || (e.name.is_empty() && n.name_from_child);
+        if renamed && e.name != name {
+            e.name = name.to_string();
+            e.label |= n.name_from_child;
             *self.changed = true;
         }
         let b = bounds_of(n);

@@ -124,6 +124,37 @@ fn a_combo_box_named_after_its_option_keeps_its_id() {
 }
 
 #[test]
+fn a_button_named_by_its_label_keeps_its_id_in_a_full_read() {
+    // `-i` lifts the label child into the button's name; `--full` keeps the child.
+    let mut lifted = node(Role::Button, "Save", "/b", vec![]);
+    lifted.name_from_child = true;
+    let whole = node(
+        Role::Button,
+        "",
+        "/b",
+        vec![node(Role::Text, "Save", "/t", vec![])],
+    );
+    let mut map = RefMap::default();
+    assert_eq!(
+        numbered(&mut map, vec![lifted.clone()]),
+        pairs(&[(1, "Save")])
+    );
+    assert_eq!(
+        numbered(&mut map, vec![whole.clone()]),
+        pairs(&[(1, ""), (2, "Save")])
+    );
+    assert_eq!(numbered(&mut map, vec![lifted]), pairs(&[(1, "Save")]));
+    // Read the other way round: a full read first.
+    let mut map = RefMap::default();
+    numbered(&mut map, vec![whole]);
+    let mut lifted = node(Role::Button, "Save", "/b", vec![]);
+    lifted.name_from_child = true;
+    assert_eq!(numbered(&mut map, vec![lifted]), pairs(&[(1, "Save")]));
+    let (_, e) = map.lookup(1, &Target::default()).unwrap();
+    assert!(e.label && e.name == "Save");
+}
+
+#[test]
 fn ids_unknown_or_let_go_are_refused_with_what_they_were() {
     let mut map = RefMap::default();
     numbered(&mut map, form());
