@@ -4,6 +4,8 @@
 #   install-deps.sh                  everything (tests, benchmarks, Windows checks)
 #   install-deps.sh --demo           what scripts/demo.sh needs: the runtime, one app, a build
 #   install-deps.sh --runtime-only   what the installed binary needs to run its sandbox
+#   install-deps.sh --bed            what the real-app suites need inside the Debian 13 bed
+#                                    (scripts/bed.sh): no toolchain, no Wine, no clients
 # A name `a|b|c` takes the first the release has (Debian 12 has OpenJDK 17, Debian 13 21).
 set -euo pipefail
 
@@ -46,6 +48,7 @@ want=("${RUNTIME[@]}" "${APPS[@]}" "${PEERS[@]}" "${CLIENTS[@]}" "${BUILD[@]}" "
 case "${1:-}" in
   --runtime-only) want=("${RUNTIME[@]}") ;;
   --demo) want=("${RUNTIME[@]}" gtk-3-examples "${BUILD[@]}") ;;
+  --bed) want=("${RUNTIME[@]}" "${APPS[@]}" "${PEERS[@]}") ;;
 esac
 
 SUDO=""
@@ -95,7 +98,7 @@ else
   echo "system packages: all present" >&2
 fi
 
-if ! command -v cargo >/dev/null 2>&1; then
+if [ "${1:-}" != "--bed" ] && ! command -v cargo >/dev/null 2>&1; then
   echo "installing the Rust toolchain (rustup)" >&2
   curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >&2
 fi

@@ -25,7 +25,7 @@ def value_of(acc):
             return None
         t = acc.get_text_iface()
         if t is not None and acc.get_state_set().contains(Atspi.StateType.EDITABLE):
-            return t.get_text(0, -1)
+            return Atspi.Text.get_text(t, 0, -1)
     except Exception:
         pass
     return None

@@ -51,10 +51,11 @@ def describe(acc):
 
 
 def whole_text(t, count):
-    # GTK 4.8 answers get_text(0, -1) with nothing: ask up to the count then.
-    text = t.get_text(0, -1)
+    # GTK 4.8 answers get_text(0, -1) with nothing: ask up to the count then. Called through
+    # Atspi.Text: libatspi 2.56 objects are Accessibles whose own get_text takes no range.
+    text = Atspi.Text.get_text(t, 0, -1)
     if not text and count > 0:
-        text = t.get_text(0, count)
+        text = Atspi.Text.get_text(t, 0, count)
     return text
 
 

@@ -5,7 +5,7 @@
 //! browses (`list`) each app gets a short budget. One hung app costs its own entry in
 //! `unresponsive`, never the other apps' time.
 
-use crate::bus::{Bus, CallError, ACCESSIBLE, APPLICATION, COMPONENT, REGISTRY, ROOT_PATH};
+use crate::bus::{Bus, CallError, ACCESSIBLE, APPLICATION, REGISTRY, ROOT_PATH};
 use crate::convert;
 use crate::identity::{self, Identities, Identity};
 use desktop_core::{Handle, Rect, States, Unresponsive};
@@ -230,7 +230,7 @@ async fn frame(bus: &Bus, owner: &str, path: &str) -> Result<Frame, CallError> {
         bus.string_property(owner, path, ACCESSIBLE, "Name"),
         bus.call::<_, u32>(owner, path, ACCESSIBLE, "GetRole", &()),
         bus.call::<_, Vec<u32>>(owner, path, ACCESSIBLE, "GetState", &()),
-        bus.call::<_, (i32, i32, i32, i32)>(owner, path, COMPONENT, "GetExtents", &(0u32,)),
+        bus.extents_of(owner, path),
     );
     let st = convert::state_set(&states?);
     let role = convert::role(convert::role_number(role?), st);

@@ -54,14 +54,30 @@ pub fn handle(owner: impl AsRef<str>, path: impl AsRef<str>) -> Handle {
     Handle::new(format!("{}{}", owner.as_ref(), path.as_ref()))
 }
 
-/// An element's box as its toolkit reports it (screen coordinates, which on Wayland are the
-/// window's), if it has a valid one.
+/// An element's box as its toolkit reports it (see [`Bus::extents_of`]), if it has a valid
+/// one.
 pub async fn extents(bus: &Bus, h: &Handle) -> Option<Rect> {
-    bus.call::<_, (i32, i32, i32, i32)>(h.owner(), h.path(), COMPONENT, "GetExtents", &(0u32,))
+    bus.extents_of(h.owner(), h.path())
         .await
         .ok()
         .map(|(x, y, w, h)| Rect::new(x, y, w, h))
         .filter(Rect::is_valid)
+}
+
+/// AT-SPI's coordinate types (`AtspiCoordType`).
+const COORD_SCREEN: u32 = 0;
+const COORD_WINDOW: u32 = 1;
+
+/// The coordinate type an app's boxes are asked in. GTK 4 does not know where its window
+/// is: from 4.10 on it answers every SCREEN box at 0,0 (sizes right), while WINDOW boxes
+/// are the element's place in its window (4.8 answered both so). Every other toolkit places
+/// its elements on the screen (on Wayland, in the window).
+pub fn coord_type(toolkit: &str, version: &str) -> u32 {
+    if toolkit.eq_ignore_ascii_case("GTK") && version.starts_with("4.") {
+        COORD_WINDOW
+    } else {
+        COORD_SCREEN
+    }
 }
 
 /// Why a call failed, in the terms the reader acts on.
@@ -141,6 +157,9 @@ pub struct Bus {
     pub conn: Connection,
     pub timeout: Duration,
     peer: Option<(String, Connection)>,
+    /// Per app (bus name, never reused by the bus daemon), the coordinate type its boxes are
+    /// asked in; shared by the clones of this connection.
+    coords: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, u32>>>,
 }
 
 impl Bus {
@@ -155,6 +174,7 @@ impl Bus {
             conn,
             timeout,
             peer: None,
+            coords: Default::default(),
         })
     }
 
@@ -184,9 +204,8 @@ impl Bus {
         };
         match tokio::time::timeout(self.timeout, build).await {
             Ok(Ok(peer)) => Ok(Bus {
-                conn: self.conn.clone(),
-                timeout: self.timeout,
                 peer: Some((owner.to_string(), peer)),
+                ..self.clone()
             }),
             _ => Ok(self.clone()),
         }
@@ -222,6 +241,71 @@ impl Bus {
             .await
             .map_err(|_| CallError::Timeout)??;
         Ok(msg.body().deserialize::<R>()?)
+    }
+
+    /// Records the toolkit of the app at `owner` (from its `Application` properties), which
+    /// says the coordinate type its boxes are asked in.
+    pub fn learn_toolkit(&self, owner: &str, toolkit: &str, version: &str) {
+        let mut coords = self.coords.lock().unwrap_or_else(|e| e.into_inner());
+        coords.insert(owner.to_string(), coord_type(toolkit, version));
+    }
+
+    /// The coordinate type `owner`'s boxes are asked in, learned from its toolkit once.
+    async fn coords_of(&self, owner: &str) -> u32 {
+        let known = self
+            .coords
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(owner)
+            .copied();
+        if let Some(c) = known {
+            return c;
+        }
+        let (toolkit, version) = tokio::join!(
+            self.string_property(owner, ROOT_PATH, APPLICATION, "ToolkitName"),
+            self.string_property(owner, ROOT_PATH, APPLICATION, "Version"),
+        );
+        match (toolkit, version) {
+            (Ok(t), Ok(v)) => {
+                self.learn_toolkit(owner, &t, &v);
+                coord_type(&t, &v)
+            }
+            // Unanswered (a hung app): asked again next time.
+            _ => COORD_SCREEN,
+        }
+    }
+
+    /// An element's box, raw, in the coordinates its toolkit knows: the screen's (on Wayland
+    /// the window's), or the window's for GTK 4 ([`coord_type`]); the reader places
+    /// window-relative boxes.
+    pub async fn extents_of(
+        &self,
+        owner: &str,
+        path: &str,
+    ) -> Result<(i32, i32, i32, i32), CallError> {
+        let coords = self.coords_of(owner).await;
+        self.call(owner, path, COMPONENT, "GetExtents", &(coords,))
+            .await
+    }
+
+    /// The child of the element at `path` under the point (x, y), given in the coordinates
+    /// of [`Bus::extents_of`].
+    pub async fn at_point(
+        &self,
+        owner: &str,
+        path: &str,
+        x: i32,
+        y: i32,
+    ) -> Result<ObjectRef, CallError> {
+        let coords = self.coords_of(owner).await;
+        self.call(
+            owner,
+            path,
+            COMPONENT,
+            "GetAccessibleAtPoint",
+            &(x, y, coords),
+        )
+        .await
     }
 
     /// Reads one property.

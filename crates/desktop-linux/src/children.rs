@@ -7,7 +7,7 @@
 //! many it has in all.
 
 use crate::bus::Addr;
-use crate::bus::{Bus, CallError, ObjectRef, ACCESSIBLE, COMPONENT, TABLE};
+use crate::bus::{Bus, CallError, ObjectRef, ACCESSIBLE, TABLE};
 use crate::cells::{Cell, Cells};
 use desktop_core::{Caps, Node, Rect};
 use futures_util::future::join_all;
@@ -124,7 +124,7 @@ async fn cells_in_view(
     memo: Option<&Cells>,
 ) -> Result<Option<Vec<ObjectRef>>, CallError> {
     let (ext, rows, cols) = tokio::join!(
-        bus.call::<_, (i32, i32, i32, i32)>(o, p, COMPONENT, "GetExtents", &(0u32,)),
+        bus.extents_of(o, p),
         bus.property(o, p, TABLE, "NRows"),
         bus.property(o, p, TABLE, "NColumns"),
     );
@@ -306,9 +306,7 @@ fn visible_area(table: Rect, view: Option<Rect>) -> Option<Rect> {
 
 /// The row and column of the cell at a screen point, if a cell of this table is there.
 async fn cell_at(bus: &Bus, o: &str, p: &str, x: i32, y: i32) -> Result<Option<At>, CallError> {
-    let (co, cp): ObjectRef = bus
-        .call(o, p, COMPONENT, "GetAccessibleAtPoint", &(x, y, 0u32))
-        .await?;
+    let (co, cp) = bus.at_point(o, p, x, y).await?;
     if cp.as_str() == NULL_PATH || cp.as_str() == p {
         return Ok(None);
     }

@@ -449,12 +449,13 @@ pub(crate) async fn read_window_with(
     // tells no client where its window is): moved to the screen's. A window the window
     // system does not place keeps them so, and the read says they are the window's.
     let relative = d.wl.is_some() || stats.window_relative;
-    let shift = match (d.wl.is_some(), window.bounds) {
-        (true, Some(w)) => {
+    // The frame's own box says where the boxes' origin is in the window (GTK 4.10+ puts it
+    // 5 px inside the frame's corner on X11; client-side shadows on Wayland).
+    let shift = match window.bounds {
+        Some(w) if relative => {
             let frame = crate::bus::extents(&bus, &handle).await;
             Some(crate::wayland::shift(frame, w))
         }
-        (false, Some(w)) if stats.window_relative => Some((w.x, w.y)),
         _ => None,
     };
     let window_boxes = relative && shift.is_none();

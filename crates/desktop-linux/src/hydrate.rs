@@ -2,7 +2,7 @@
 //! survived the structural filters only, every call in flight at once.
 
 use crate::bus::Addr;
-use crate::bus::{Bus, CallError, ACCESSIBLE, ACTION, COMPONENT, DOCUMENT, VALUE};
+use crate::bus::{Bus, CallError, ACCESSIBLE, ACTION, DOCUMENT, VALUE};
 use crate::convert::format_number;
 use desktop_core::{filter, Caps, Node, Rect, Role, States};
 use futures_util::future::join_all;
@@ -154,9 +154,7 @@ async fn fetch(bus: &Bus, n: &Node, want: Want) -> Result<Fetched, CallError> {
     let bounds = async {
         // Bounds asked for earlier in this read (to tell what is showing) are current.
         if want.bounds && n.caps.contains(Caps::COMPONENT) && n.bounds.is_none() {
-            let (x, y, w, h) = bus
-                .call::<_, (i32, i32, i32, i32)>(o, p, COMPONENT, "GetExtents", &(0u32,))
-                .await?;
+            let (x, y, w, h) = bus.extents_of(o, p).await?;
             Ok(Some(Rect::new(x, y, w, h)))
         } else {
             Ok::<_, CallError>(None)

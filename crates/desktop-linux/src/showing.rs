@@ -10,7 +10,7 @@
 //! everything but the items of an open popup menu: its menu bar's selection tells which.
 
 use crate::bus::Addr;
-use crate::bus::{Bus, CallError, ObjectRef, ACCESSIBLE, COMPONENT};
+use crate::bus::{Bus, CallError, ObjectRef, ACCESSIBLE};
 use desktop_core::{Caps, Handle, Node, Rect, Role, States};
 use futures_util::future::join_all;
 use std::collections::HashSet;
@@ -98,9 +98,7 @@ pub(crate) async fn derive(bus: &Bus, root: &mut Node) -> Result<(), CallError> 
             .collect();
         let boxes = join_all(asks.iter().map(|a| async move {
             let (o, p) = a.as_ref()?;
-            let r = bus
-                .call::<_, (i32, i32, i32, i32)>(o, p, COMPONENT, "GetExtents", &(0u32,))
-                .await;
+            let r = bus.extents_of(o, p).await;
             Some(r)
         }))
         .await;
@@ -171,15 +169,7 @@ async fn hidden_pages_of(
         (area.x + 3 * area.w / 4, area.y + 3 * area.h / 4),
     ];
     for (x, y) in points {
-        let hit = bus
-            .call::<_, (String, zbus::zvariant::OwnedObjectPath)>(
-                o,
-                p,
-                COMPONENT,
-                "GetAccessibleAtPoint",
-                &(x, y, 0u32),
-            )
-            .await;
+        let hit = bus.at_point(o, p, x, y).await;
         let hit = match hit {
             Ok((_, path)) => path.as_str().to_string(),
             Err(CallError::Timeout) => return Err(CallError::Timeout),
@@ -287,10 +277,7 @@ pub(crate) async fn closed_popups(bus: &Bus, root: &mut Node) -> Result<(), Call
     let boxes = join_all(lists.iter().map(|p| {
         let n = at_ref(root, p);
         let (o, path) = (n.handle.owner().to_string(), n.handle.path().to_string());
-        async move {
-            bus.call::<_, (i32, i32, i32, i32)>(&o, &path, COMPONENT, "GetExtents", &(0u32,))
-                .await
-        }
+        async move { bus.extents_of(&o, &path).await }
     }))
     .await;
     for (p, b) in lists.iter().zip(boxes) {
@@ -333,15 +320,7 @@ pub(crate) async fn in_empty_list(bus: &Bus, item: &Handle) -> bool {
     let Some(list) = bus.parent(item).await else {
         return false;
     };
-    let b = bus
-        .call::<_, (i32, i32, i32, i32)>(
-            list.owner(),
-            list.path(),
-            COMPONENT,
-            "GetExtents",
-            &(0u32,),
-        )
-        .await;
+    let b = bus.extents_of(list.owner(), list.path()).await;
     matches!(b, Ok((_, _, w, h)) if w <= 0 || h <= 0)
 }
 

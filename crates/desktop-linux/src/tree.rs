@@ -266,11 +266,13 @@ pub async fn fetch_app_cache(bus: &Bus, owner: &str) -> Result<AppCache, CallErr
         bus.string_property(owner, ROOT_PATH, ACCESSIBLE, "Name"),
     );
     let toolkit = toolkit.unwrap_or_default();
+    let version = version.unwrap_or_default();
+    bus.learn_toolkit(owner, &toolkit, &version);
     let get_all = get_all_safe(&toolkit, &app.unwrap_or_default());
     Ok(AppCache {
         items: cache?.map(std::sync::Arc::new),
         get_all,
-        showing: showing::quirk(&toolkit, &version.unwrap_or_default()),
+        showing: showing::quirk(&toolkit, &version),
         toolkit,
     })
 }

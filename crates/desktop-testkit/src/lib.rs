@@ -4,11 +4,15 @@
 
 #![allow(clippy::print_stderr, clippy::unwrap_used)]
 
+mod bed;
+
+pub use bed::Bed;
 use rustix::process::{kill_process, Pid, Signal};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A named test of a binary's shared desktop `E`.
@@ -124,6 +128,8 @@ pub struct Desk {
     /// The working directory of every command run: a file a command writes by a relative
     /// path lands here, never in the checkout.
     work: PathBuf,
+    /// The Debian 13 bed every program runs in, when `DESKTOP_CLI_TEST_ROOT` names one.
+    bed: Option<Arc<Bed>>,
 }
 
 impl std::fmt::Debug for Desk {
@@ -150,7 +156,14 @@ impl Desk {
 
     /// Starts a fresh sandbox with `sandbox up` options (`--wm`, `--outputs 2`, `--size`).
     pub fn start_with(bin: &str, options: &[&str]) -> Desk {
-        let out = Command::new(bin)
+        let bed = Bed::from_env(Path::new(bin));
+        let mut up = in_bed(bed.as_deref(), bin, Path::new("/"));
+        if bed.is_some() {
+            // Apps in the bed keep their settings and caches in the tests' own directory,
+            // never in the cached bed.
+            up.env("HOME", std::env::temp_dir());
+        }
+        let out = up
             .args(["sandbox", "up"])
             .args(options)
             .env_remove("DESKTOP_CLI_SANDBOX")
@@ -179,6 +192,11 @@ impl Desk {
             "XDG_STATE_HOME".into(),
             work.join("state").display().to_string(),
         ));
+        if bed.is_some() {
+            let home = work.join("home");
+            std::fs::create_dir_all(&home).expect("create the bed's home directory");
+            env.push(("HOME".into(), home.display().to_string()));
+        }
         Desk {
             bin: PathBuf::from(bin),
             display,
@@ -187,7 +205,23 @@ impl Desk {
             apps: Vec::new(),
             temp: vec![work.clone()],
             work,
+            bed,
         }
+    }
+
+    /// The Debian 13 bed this desk runs in, if any.
+    pub fn bed(&self) -> Option<&Bed> {
+        self.bed.as_deref()
+    }
+
+    /// `program` as this desk runs it: inside the bed when there is one, in the tests'
+    /// working directory, with the sandbox's environment.
+    pub fn command(&self, program: &str) -> Command {
+        let mut c = in_bed(self.bed.as_deref(), program, &self.work);
+        c.envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env_remove("AT_SPI_BUS_ADDRESS")
+            .current_dir(&self.work);
+        c
     }
 
     /// The sandbox's environment, for programs a test starts itself.
@@ -202,11 +236,9 @@ impl Desk {
 
     /// Runs `desktop-cli ARGS` inside the sandbox.
     pub fn cli(&self, args: &[&str]) -> Run {
-        let out = Command::new(&self.bin)
+        let out = self
+            .command(&self.bin.to_string_lossy())
             .args(args)
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .current_dir(&self.work)
             .output()
             .expect("run desktop-cli");
         to_run(out)
@@ -214,12 +246,10 @@ impl Desk {
 
     /// Runs `desktop-cli ARGS` with `vars` added to its environment.
     pub fn cli_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Run {
-        let out = Command::new(&self.bin)
+        let out = self
+            .command(&self.bin.to_string_lossy())
             .args(args)
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .envs(vars.iter().copied())
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .current_dir(&self.work)
             .output()
             .expect("run desktop-cli");
         to_run(out)
@@ -227,11 +257,9 @@ impl Desk {
 
     /// Runs `desktop-cli ARGS` with arguments that need not be UTF-8, stdin closed.
     pub fn cli_os(&self, args: &[std::ffi::OsString]) -> Run {
-        let out = Command::new(&self.bin)
+        let out = self
+            .command(&self.bin.to_string_lossy())
             .args(args)
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .current_dir(&self.work)
             .stdin(Stdio::null())
             .output()
             .expect("run desktop-cli");
@@ -245,12 +273,9 @@ impl Desk {
 
     /// [`Desk::spawn_cli`] with extra environment variables.
     pub fn spawn_cli_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Child {
-        Command::new(&self.bin)
+        self.command(&self.bin.to_string_lossy())
             .args(args)
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
             .envs(vars.iter().copied())
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .current_dir(&self.work)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -276,11 +301,9 @@ impl Desk {
                 Stdio::piped()
             }
         };
-        let mut child = Command::new(program)
+        let mut child = self
+            .command(program)
             .args(args)
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .current_dir(&self.work)
             .stdin(Stdio::piped())
             .stdout(out())
             .stderr(out())
@@ -318,12 +341,11 @@ impl Desk {
     /// window (a test that reads it while it starts); stopped with the desk.
     pub fn start_app(&mut self, cmd: &[&str]) -> u32 {
         use std::os::unix::process::CommandExt;
-        let child = Command::new(cmd[0])
+        // As `sandbox run` does, apps find the bus through the sandbox's X root window
+        // (`command` takes AT_SPI_BUS_ADDRESS away).
+        let child = self
+            .command(cmd[0])
             .args(&cmd[1..])
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            // As `sandbox run` does: apps find the bus through the sandbox's X root window.
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .current_dir(&self.work)
             .process_group(self.leader)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -438,11 +460,9 @@ impl Desk {
 
     /// A reader of named elements with libatspi, for checking what actions did.
     pub fn fields(&self) -> Fields {
-        let mut child = Command::new("/usr/bin/python3")
+        let mut child = self
+            .command("/usr/bin/python3")
             .arg(repo_root().join("tests/support/atspi_fields.py"))
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .current_dir(&self.work)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -487,18 +507,13 @@ impl Desk {
         // A Wayland sandbox has no X display for `import`: grim asks the compositor.
         let wayland = self.env.iter().any(|(k, _)| k == "WAYLAND_DISPLAY");
         let mut cmd = if wayland {
-            Command::new("grim")
+            self.command("grim")
         } else {
-            let mut c = Command::new("import");
+            let mut c = self.command("import");
             c.args(["-window", "root"]);
             c
         };
-        let out = cmd
-            .arg(&path)
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .current_dir(&self.work)
-            .output();
+        let out = cmd.arg(&path).output();
         match out {
             Ok(o) if o.status.success() => path.display().to_string(),
             Ok(o) => format!("none ({})", String::from_utf8_lossy(&o.stderr).trim()),
@@ -509,12 +524,10 @@ impl Desk {
     /// Every showing element of APP's window as pyatspi (libatspi) sees it.
     pub fn atspi_dump(&self, app: &str, window: &str) -> Vec<Value> {
         let script = repo_root().join("tests/support/atspi_dump.py");
-        let out = Command::new("/usr/bin/python3")
+        let out = self
+            .command("/usr/bin/python3")
             .arg(script)
             .args([app, window])
-            .envs(self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-            .env_remove("AT_SPI_BUS_ADDRESS")
-            .current_dir(&self.work)
             .output()
             .expect("run atspi_dump.py");
         serde_json::from_slice::<Value>(&out.stdout)
@@ -611,9 +624,13 @@ impl Drop for Desk {
         }
         let display = self.display.trim_start_matches(':').to_string();
         // A sandbox left running outlives the test run: say so, with why.
-        match Command::new(&self.bin)
-            .args(["sandbox", "down", "--display", &display])
-            .output()
+        match in_bed(
+            self.bed.as_deref(),
+            &self.bin.to_string_lossy(),
+            Path::new("/"),
+        )
+        .args(["sandbox", "down", "--display", &display])
+        .output()
         {
             Ok(out) if out.status.success() => {}
             Ok(out) => eprintln!(
@@ -625,6 +642,18 @@ impl Drop for Desk {
         }
         for dir in &self.temp {
             let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// `program`, inside `bed` when there is one, in `cwd`.
+fn in_bed(bed: Option<&Bed>, program: &str, cwd: &Path) -> Command {
+    match bed {
+        Some(bed) => bed.command(program, cwd),
+        None => {
+            let mut c = Command::new(program);
+            c.current_dir(cwd);
+            c
         }
     }
 }

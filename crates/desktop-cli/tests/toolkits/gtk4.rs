@@ -35,6 +35,17 @@ fn factory_pages(env: &Env) {
         ]);
         assert_eq!(r["effect"], "confirmed", "{r}");
         assert_eq!(env.fields().read(FACTORY)["Page _2"]["selected"], true);
+        // GTK 4.18 slides the new page in: until the slide ends the old one shows, as an
+        // agent that waits for what it expects finds.
+        env.ok(&[
+            "wait",
+            "--window",
+            FACTORY,
+            "--for-text",
+            "News",
+            "--timeout",
+            "3000",
+        ]);
         let data = env.ok(&["read", "--window", FACTORY, "-i"]);
         assert!(all(&data).iter().any(|e| e["t"] == "News"), "{data}");
         assert!(
@@ -46,6 +57,15 @@ fn factory_pages(env: &Env) {
         ]);
         assert_eq!(r["effect"], "confirmed", "{r}");
         assert_eq!(env.fields().read(FACTORY)["Page _1"]["selected"], true);
+        env.ok(&[
+            "wait",
+            "--window",
+            FACTORY,
+            "--for-text",
+            "checkbutton",
+            "--timeout",
+            "3000",
+        ]);
         let data = env.ok(&["read", "--window", FACTORY, "-i"]);
         assert!(all(&data).iter().any(|e| e["t"] == "checkbutton"), "{data}");
     }
@@ -101,10 +121,16 @@ fn form(env: &Env) {
             round + 1
         );
         env.status(GTK4, "sent:", &want);
-        // The combo reads as the option it shows.
+        // The combo reads as the option it shows: its value, or its name where GTK names it
+        // so (4.18; a value that repeats the name is left out).
         let data = env.ok(&["read", "--window", GTK4, "-i"]);
         let combo = all(&data).into_iter().find(|e| e["r"] == "combo").unwrap();
-        assert_eq!(combo["v"], capitalised(fruit), "{combo}");
+        let shown = if combo["v"].is_null() {
+            &combo["t"]
+        } else {
+            &combo["v"]
+        };
+        assert_eq!(shown, &capitalised(fruit), "{combo}");
     }
     // The other page, by its tab named with a mnemonic, and back.
     let r = env.ok(&[

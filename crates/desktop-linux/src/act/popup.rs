@@ -6,13 +6,13 @@
 use super::settle::Watch;
 use super::Live;
 use crate::bus::Addr;
-use crate::bus::{Bus, CallError, ObjectRef, ACCESSIBLE, COMPONENT};
+use crate::bus::{Bus, CallError, ACCESSIBLE};
 use crate::{app_error, tree, LinuxDesktop};
 use desktop_core::action::{ActionResult, Effect, ElementState, Route};
 use desktop_core::filter::{self, Filters};
 use desktop_core::keys::Combo;
 use desktop_core::node::wordless;
-use desktop_core::{Button, Error, ErrorCode, Handle, Node, Result, Role, States};
+use desktop_core::{Button, Error, ErrorCode, Handle, Node, Result, Role};
 use futures_util::future::join_all;
 use std::time::{Duration, Instant};
 
@@ -41,14 +41,10 @@ async fn subtree(bus: &Bus, combo: &Handle) -> Result<Vec<Node>, CallError> {
 /// a read shows.
 pub(crate) async fn shown_label(bus: &Bus, combo: &Handle) -> Result<Option<String>, CallError> {
     let (o, p) = (combo.owner(), combo.path());
-    let ext = bus
-        .call::<_, (i32, i32, i32, i32)>(o, p, COMPONENT, "GetExtents", &(0u32,))
-        .await;
+    let ext = bus.extents_of(o, p).await;
     if let Ok((x, y, w, h)) = ext {
         for f in [4, 2, 6] {
-            let at = (x + w * f / 10, y + h / 2, 0u32);
-            let hit: Result<ObjectRef, _> =
-                bus.call(o, p, COMPONENT, "GetAccessibleAtPoint", &at).await;
+            let hit = bus.at_point(o, p, x + w * f / 10, y + h / 2).await;
             let (ho, hp) = match hit {
                 Ok(r) if r.1.as_str() != crate::children::NULL_PATH && r.1.as_str() != p => {
                     crate::bus::owned(o, &r)
@@ -202,16 +198,15 @@ impl LinuxDesktop {
             .suggest(format!("Its options: {}", names.join(", "))));
         };
         let target = item.name.trim().to_string();
-        // The keyboard, from the item that has the focus (the current choice): GTK 4.8
-        // reports the boxes of a popup's items off by the popup's own offset, so a click
-        // at them misses.
-        let at = |f: &dyn Fn(&Node) -> bool| items.iter().position(f);
-        let from = at(&|i| i.states.contains(States::FOCUSED))
-            .or_else(|| at(&|i| i.states.contains(States::SELECTED)))
+        // The keyboard from the list's first item: GTK 4.8 reports the boxes of a popup's
+        // items off by the popup's own offset, so a click at them misses, and GTK 4.18 puts
+        // the focus on the first item whatever the choice is (its states do not say so).
+        let to = items
+            .iter()
+            .position(|i| i.handle == item.handle)
             .unwrap_or(0);
-        let to = at(&|i| i.handle == item.handle).unwrap_or(from);
-        let step = if to >= from { "Down" } else { "Up" };
-        let mut keys = vec![Combo::parse(step)?; from.abs_diff(to)];
+        let mut keys = vec![Combo::parse("Home")?];
+        keys.extend(std::iter::repeat_n(Combo::parse("Down")?, to));
         keys.push(Combo::parse("Return")?);
         let mut kb = crate::seat::Keyboard::new(xc)?;
         for k in &keys {

@@ -3,7 +3,7 @@
 
 use super::Live;
 use crate::bus::Addr;
-use crate::bus::{Bus, CallError, APPLICATION, COMPONENT, ROOT_PATH};
+use crate::bus::{Bus, CallError, APPLICATION, ROOT_PATH};
 use crate::identity::Identities;
 use crate::warm::Showing;
 use crate::{app_error, tree, LinuxDesktop};
@@ -20,7 +20,7 @@ pub async fn probe(bus: &Bus, handle: &Handle) -> Result<Node, CallError> {
     let (o, p) = (handle.owner(), handle.path());
     let (node, extents) = tokio::join!(
         tree::fetch_node(bus, handle.clone(), false),
-        bus.call::<_, (i32, i32, i32, i32)>(o, p, COMPONENT, "GetExtents", &(0u32,)),
+        bus.extents_of(o, p),
     );
     let mut node = node?;
     node.bounds = extents.ok().map(|(x, y, w, h)| Rect::new(x, y, w, h));
@@ -119,7 +119,7 @@ impl LinuxDesktop {
     }
 
     /// The box the toolkit reports for its window titled `title` (the one showing frame
-    /// when none has that title): where its window-relative boxes start on Wayland.
+    /// when none has that title): where its window-relative boxes start.
     async fn frame_box(&self, bus: &Bus, owner: &str, title: &str) -> Option<Rect> {
         let frames = crate::apps::frames(bus, owner).await.ok()?;
         let showing: Vec<_> = frames
@@ -160,12 +160,9 @@ impl LinuxDesktop {
         let placed = !relative || window.is_some();
         let mut offset = (0, 0);
         if let Some(w) = window {
-            offset = match self.wl {
-                Some(_) => {
-                    crate::wayland::shift(self.frame_box(&bus, node.handle.owner(), title).await, w)
-                }
-                None => (w.x, w.y),
-            };
+            // GTK 4.10+ puts its window's corner off its frame's (the frame is at -5,-5).
+            let frame = self.frame_box(&bus, node.handle.owner(), title).await;
+            offset = crate::wayland::shift(frame, w);
             node.shift(offset.0, offset.1);
         }
         Live {
@@ -222,7 +219,7 @@ impl LinuxDesktop {
 
     /// The one element of the target window whose name is `text` (`exact`) or contains it
     /// (case-insensitive), optionally of `role`. Several: interactive ones win, then whole
-    /// names; still several is `AMBIGUOUS_TARGET`, listing them.
+    /// names, then the one name as written; still several is `AMBIGUOUS_TARGET`, listing them.
     pub async fn element_by_text(
         &self,
         target: &Target,
@@ -272,6 +269,12 @@ impl LinuxDesktop {
         };
         if found.len() > 1 && found.iter().any(&whole) {
             found.retain(|n| whole(n));
+        }
+        // Then the name as written, capitals too: `Page 2` is the stack's tab in GTK 4.18's
+        // widget factory, `page 2` three notebooks' tabs on its first page.
+        let as_written = |n: &Node| n.name.trim() == text.trim() || n.hint.trim() == text.trim();
+        if found.len() > 1 && found.iter().filter(|n| as_written(n)).count() == 1 {
+            found.retain(|n| as_written(n));
         }
         let window_id = window.id.and_then(|i| u32::try_from(i).ok());
         match found.len() {

@@ -10,7 +10,7 @@
 use super::taken::{Closed, Taken};
 use super::Live;
 use crate::bus::Addr;
-use crate::bus::{CallError, ACCESSIBLE, COMPONENT, TEXT, VALUE};
+use crate::bus::{CallError, ACCESSIBLE, TEXT, VALUE};
 use crate::{app_error, convert, LinuxDesktop};
 use desktop_core::action::{Effect, ElementState, Route};
 use desktop_core::{Error, ErrorCode, Rect, Result, States};
@@ -372,8 +372,7 @@ impl LinuxDesktop {
                 }
             }
             Expect::InView(_) => {
-                let (x, y, w, h): (i32, i32, i32, i32) =
-                    b.call(o, p, COMPONENT, "GetExtents", &(0u32,)).await?;
+                let (x, y, w, h) = b.extents_of(o, p).await?;
                 s.bounds = Some(Rect::new(x, y, w, h));
             }
             Expect::Cell { .. } => s.cell = Some(self.cell_seen(live).await?),

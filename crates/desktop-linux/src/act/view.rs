@@ -244,9 +244,6 @@ async fn moved(bus: &Bus, handle: &Handle, was: &Rect) -> Option<Rect> {
 
 /// An element's box on screen.
 async fn extents(bus: &Bus, h: &Handle) -> Option<Rect> {
-    let (x, y, w, h): (i32, i32, i32, i32) = bus
-        .call(h.owner(), h.path(), COMPONENT, "GetExtents", &(0u32,))
-        .await
-        .ok()?;
+    let (x, y, w, h) = bus.extents_of(h.owner(), h.path()).await.ok()?;
     Some(Rect::new(x, y, w, h))
 }
