@@ -42,11 +42,9 @@ cargo test --workspace --locked -- --test-threads="${TEST_THREADS:-2}"
 
 # The real-app suites again on Debian 13's desktop (GTK 4.18, Qt 6.8, LibreOffice 26, Java 25,
 # Chromium of today): a Debian 13 root made with debootstrap and cached between runs
-# (scripts/bed.sh; mounting it needs root). The widget factory's stack switcher sits in a
-# header bar GTK 4.18's reads leave out (issue notes): that one test waits for the fix.
+# (scripts/bed.sh; mounting it needs root).
 if [ "$(id -u)" -eq 0 ]; then
-  ./scripts/bed.sh test --locked --test toolkits -- --test-threads=1 \
-    --skip gtk4::factory_shows_the_page_in_view_only
+  ./scripts/bed.sh test --locked --test toolkits -- --test-threads=1
 else
   echo "not root: the Debian 13 bed's suites are skipped (scripts/bed.sh needs root)" >&2
 fi

@@ -65,7 +65,7 @@ pub async fn extents(bus: &Bus, h: &Handle) -> Option<Rect> {
 }
 
 /// AT-SPI's coordinate types (`AtspiCoordType`).
-const COORD_SCREEN: u32 = 0;
+pub const COORD_SCREEN: u32 = 0;
 const COORD_WINDOW: u32 = 1;
 
 /// The coordinate type an app's boxes are asked in. GTK 4 does not know where its window

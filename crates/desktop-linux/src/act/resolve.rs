@@ -133,6 +133,43 @@ impl LinuxDesktop {
             .and_then(|f| f.bounds)
     }
 
+    /// Whether the boxes of the app at `owner` are places on screen, and how far they move
+    /// to be: GTK 4 reports them from its window's corner, and so does every toolkit on
+    /// Wayland; boxes relative to a window nothing places are no place on screen.
+    async fn placement(
+        &self,
+        bus: &Bus,
+        owner: &str,
+        title: &str,
+        window_id: Option<u32>,
+    ) -> (bool, (i32, i32)) {
+        let relative = self.wl.is_some() || {
+            let (toolkit, version) = tokio::join!(
+                self.bus
+                    .string_property(owner, ROOT_PATH, APPLICATION, "ToolkitName"),
+                self.bus
+                    .string_property(owner, ROOT_PATH, APPLICATION, "Version"),
+            );
+            crate::bus::coord_type(&toolkit.unwrap_or_default(), &version.unwrap_or_default())
+                != crate::bus::COORD_SCREEN
+        };
+        if !relative {
+            return (true, (0, 0));
+        }
+        let window = window_id.and_then(|id| {
+            let tops = self.tops().ok()?;
+            tops.iter().find(|t| t.id == id).map(|t| t.bounds)
+        });
+        match window {
+            // GTK 4.10+ puts its window's corner off its frame's (the frame is at -5,-5).
+            Some(w) => {
+                let frame = self.frame_box(bus, owner, title).await;
+                (true, crate::wayland::shift(frame, w))
+            }
+            None => (false, (0, 0)),
+        }
+    }
+
     async fn live(
         &self,
         node: Node,
@@ -142,29 +179,10 @@ impl LinuxDesktop {
     ) -> Live {
         let toolkit = self.toolkit_of(node.handle.owner()).await;
         let mut node = node;
-        // GTK 4 reports boxes from its window's corner, and so does every toolkit on
-        // Wayland: moved to the screen's.
-        let relative = self.wl.is_some()
-            || (toolkit.eq_ignore_ascii_case("GTK")
-                && self
-                    .bus
-                    .string_property(node.handle.owner(), ROOT_PATH, APPLICATION, "Version")
-                    .await
-                    .unwrap_or_default()
-                    .starts_with("4."));
-        let window = window_id.filter(|_| relative).and_then(|id| {
-            let tops = self.tops().ok()?;
-            tops.iter().find(|t| t.id == id).map(|t| t.bounds)
-        });
-        // Boxes relative to a window nothing places are no place on screen.
-        let placed = !relative || window.is_some();
-        let mut offset = (0, 0);
-        if let Some(w) = window {
-            // GTK 4.10+ puts its window's corner off its frame's (the frame is at -5,-5).
-            let frame = self.frame_box(&bus, node.handle.owner(), title).await;
-            offset = crate::wayland::shift(frame, w);
-            node.shift(offset.0, offset.1);
-        }
+        let (placed, offset) = self
+            .placement(&bus, node.handle.owner(), title, window_id)
+            .await;
+        node.shift(offset.0, offset.1);
         Live {
             node,
             window_id,
@@ -318,6 +336,12 @@ impl LinuxDesktop {
                 crate::hydrate::hydrate(&bus, &mut found, want)
                     .await
                     .map_err(|e| app_error(e, &window.app, self.timeout))?;
+                // Listed where they are on screen, as a read shows them.
+                let owner = found[0].handle.owner().to_string();
+                let (_, (dx, dy)) = self.placement(&bus, &owner, &window.title, window_id).await;
+                for n in &mut found {
+                    n.shift(dx, dy);
+                }
                 let list: Vec<String> = found
                     .iter()
                     .map(|c| {
