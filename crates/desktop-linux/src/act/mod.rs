@@ -459,7 +459,7 @@ impl LinuxDesktop {
                     .filter(Rect::is_valid)
                     .is_some_and(|b| screen.is_none_or(|s| s.intersects(&b)))
         };
-        if in_view(&live.node) {
+        if in_view(&live.node) && !self.half_hidden(live).await {
             return Ok(false);
         }
         let hidden = |n: &Node| !n.states.contains(States::SHOWING);

@@ -91,6 +91,31 @@ impl LinuxDesktop {
         Ok(true)
     }
 
+    /// Whether `live` (a row, an item, a cell) shows only in part, its middle outside its
+    /// scrolled container (a row half under a list's lower edge): a click at its middle
+    /// would land beside the list, so it is scrolled into view first.
+    pub(super) async fn half_hidden(&self, live: &Live) -> bool {
+        use desktop_core::Role;
+        let item = matches!(
+            live.node.role,
+            Role::Item | Role::Row | Role::Cell | Role::TreeItem
+        );
+        let (Some(b), Ok(x)) = (live.node.bounds.filter(Rect::is_valid), self.x()) else {
+            return false;
+        };
+        if !item || !live.placed {
+            return false;
+        }
+        let screen = x.screen();
+        match container(&live.bus, &live.node.handle, &b, &screen, live.offset).await {
+            Some(view) => {
+                let (_, cy) = b.center();
+                cy < view.y || i64::from(cy) >= view.bottom()
+            }
+            None => false,
+        }
+    }
+
     /// Brings `live` into its scrolled container's view with the wheel; whether it is in
     /// view now. Leaves `live.node.bounds` at the element's new place.
     async fn wheel_into_view(&self, live: &mut Live) -> Result<bool> {
@@ -105,7 +130,8 @@ impl LinuxDesktop {
             return Ok(false);
         };
         let screen = x.screen();
-        let Some(view) = container(&live.bus, &live.node.handle, &b, &screen).await else {
+        let Some(view) = container(&live.bus, &live.node.handle, &b, &screen, live.offset).await
+        else {
             return Ok(false);
         };
         if let Some(w) = live.window_id {
@@ -124,7 +150,7 @@ impl LinuxDesktop {
                 _ => 1,
             };
             x.scroll(px, py, direction, notches as u32)?;
-            let Some(now) = moved(&live.bus, &live.node.handle, &b).await else {
+            let Some(now) = moved(&live.bus, &live.node.handle, &b, live.offset).await else {
                 break;
             };
             let step = (i64::from(now.y) - i64::from(b.y)).abs() as f64 / notches as f64;
@@ -194,7 +220,13 @@ fn clip(r: &Rect, screen: &Rect) -> Rect {
 }
 
 /// The nearest ancestor on screen whose box does not hold `b`: the scrolled container.
-async fn container(bus: &Bus, handle: &Handle, b: &Rect, screen: &Rect) -> Option<Rect> {
+async fn container(
+    bus: &Bus,
+    handle: &Handle,
+    b: &Rect,
+    screen: &Rect,
+    offset: (i32, i32),
+) -> Option<Rect> {
     let mut at = handle.clone();
     for _ in 0..MAX_DEPTH {
         at = bus.parent(&at).await?;
@@ -209,7 +241,7 @@ async fn container(bus: &Bus, handle: &Handle, b: &Rect, screen: &Rect) -> Optio
         {
             return None;
         }
-        let r = extents(bus, &at).await?;
+        let r = extents(bus, &at, offset).await?;
         let holds = r.is_valid() && r.y <= b.y && r.bottom() >= b.bottom();
         if r.is_valid() && !holds && r.intersects(screen) {
             return Some(r);
@@ -223,11 +255,11 @@ async fn container(bus: &Bus, handle: &Handle, b: &Rect, screen: &Rect) -> Optio
 /// rows; only a wheel that moves nothing pays the whole wait). A box read while the app
 /// is still working through the notches would measure part of the move: the next turn
 /// would then scroll past the element, and back.
-async fn moved(bus: &Bus, handle: &Handle, was: &Rect) -> Option<Rect> {
+async fn moved(bus: &Bus, handle: &Handle, was: &Rect, offset: (i32, i32)) -> Option<Rect> {
     let deadline = Instant::now() + Duration::from_millis(1000);
     let mut seen: Option<(Rect, u32)> = None;
     while Instant::now() < deadline {
-        if let Some(now) = extents(bus, handle).await {
+        if let Some(now) = extents(bus, handle, offset).await {
             seen = match seen {
                 Some((last, same)) if last == now => Some((now, same + 1)),
                 _ if now != *was => Some((now, 0)),
@@ -242,8 +274,9 @@ async fn moved(bus: &Bus, handle: &Handle, was: &Rect) -> Option<Rect> {
     seen.map(|(b, _)| b)
 }
 
-/// An element's box on screen.
-async fn extents(bus: &Bus, h: &Handle) -> Option<Rect> {
+/// An element's box on screen: as its toolkit reports it, moved by `offset` where that is
+/// from the window's corner (GTK 4, Wayland; `Live::offset`).
+async fn extents(bus: &Bus, h: &Handle, offset: (i32, i32)) -> Option<Rect> {
     let (x, y, w, h) = bus.extents_of(h.owner(), h.path()).await.ok()?;
-    Some(Rect::new(x, y, w, h))
+    Some(Rect::new(x + offset.0, y + offset.1, w, h))
 }
