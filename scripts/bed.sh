@@ -19,9 +19,10 @@ CACHE="${DESKTOP_CLI_BED_CACHE:-/var/cache/desktop-cli}"
 SUITE=trixie
 # Beyond the suites' packages (install-deps.sh --bed): the desktops of today on Wayland.
 # mutter (GNOME's compositor) with its remote-desktop and screen-cast services, KWin with its
-# EIS plug-in (kwin-common), labwc, libei, PipeWire and the portals, and a libadwaita app.
+# EIS plug-in (kwin-common), labwc (sized with wlr-randr), libei, PipeWire and the portals,
+# and a libadwaita app.
 BED_EXTRA=(mutter kwin-wayland kwin-common labwc libei1 libeis1 pipewire wireplumber
-  xdg-desktop-portal-gnome xdg-desktop-portal-kde libadwaita-1-examples wayland-utils
+  xdg-desktop-portal-gnome xdg-desktop-portal-kde libadwaita-1-examples wayland-utils wlr-randr
   python3 procps)
 
 key() {

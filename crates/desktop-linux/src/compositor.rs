@@ -1,5 +1,7 @@
-//! A headless Wayland compositor for a sandbox: sway with wlroots' headless backend and its
-//! software renderer, one virtual output per display, no Xwayland.
+//! A headless Wayland compositor for a sandbox: sway (the default) or labwc, with wlroots'
+//! headless backend and its software renderer, one virtual output per display. sway runs
+//! without Xwayland and answers on its IPC (window positions); labwc has no IPC, so its
+//! windows have no known place, and its outputs are sized with `wlr-randr`.
 //!
 //! wlroots refuses to start as root ("Unable to drop root"), so when we are root the
 //! compositor alone runs as an unprivileged system user created once for the purpose; its
@@ -13,8 +15,48 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The compositor the sandbox runs (Debian and Ubuntu package it).
+/// The compositor a sandbox runs unless told otherwise (Debian and Ubuntu package it).
 pub const SWAY: &str = "sway";
+
+/// The compositors `sandbox up --wayland` can start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Sway,
+    Labwc,
+}
+
+impl Kind {
+    /// The compositor named `name` (`sway`, `labwc`).
+    pub fn named(name: &str) -> Result<Kind> {
+        match name {
+            "sway" => Ok(Kind::Sway),
+            "labwc" => Ok(Kind::Labwc),
+            other => Err(
+                Error::invalid_args(format!("no headless compositor {other:?} to start"))
+                    .suggest("Give --wayland sway or --wayland labwc"),
+            ),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Sway => SWAY,
+            Kind::Labwc => "labwc",
+        }
+    }
+}
+
+/// labwc's configuration: no key bound (labwc binds its defaults only when none is given,
+/// so one combination no keyboard sends stands in), windows placed from the top left.
+const LABWC_RC: &str = r#"<?xml version="1.0"?>
+<!-- written by desktop-cli sandbox up --wayland labwc -->
+<labwc_config>
+  <keyboard>
+    <keybind key="W-A-C-S-F35"><action name="None" /></keybind>
+  </keyboard>
+  <placement><policy>automatic</policy></placement>
+</labwc_config>
+"#;
 /// The system user the compositor runs as when we are root.
 const USER: &str = "desktop-cli";
 
@@ -23,8 +65,8 @@ const USER: &str = "desktop-cli";
 pub struct Sockets {
     /// The Wayland display socket (absolute path).
     pub wayland: PathBuf,
-    /// sway's IPC socket.
-    pub ipc: PathBuf,
+    /// sway's IPC socket (labwc has none).
+    pub ipc: Option<PathBuf>,
 }
 
 /// The configuration: `outputs` outputs of `w`×`h` side by side, nothing bound to keys (so
@@ -59,7 +101,7 @@ pub fn folder() -> PathBuf {
 
 /// The command that starts the compositor in `dir` (its runtime folder, made here and never
 /// one that exists already), as the unprivileged user when we are root.
-pub fn command(dir: &Path, outputs: u32, w: u32, h: u32) -> Result<Command> {
+pub fn command(kind: Kind, dir: &Path, outputs: u32, w: u32, h: u32) -> Result<Command> {
     let fail = |what: &str, e: std::io::Error| {
         Error::new(
             ErrorCode::SandboxFailed,
@@ -70,22 +112,42 @@ pub fn command(dir: &Path, outputs: u32, w: u32, h: u32) -> Result<Command> {
         .mode(0o700)
         .create(dir)
         .map_err(|e| fail("cannot create the compositor's folder", e))?;
-    let conf = dir.join("sway.conf");
-    fs::write(&conf, config(outputs, w, h)).map_err(|e| fail("cannot write sway.conf", e))?;
-    let mut cmd = Command::new(SWAY);
-    cmd.arg("-c").arg(&conf);
+    let (mut cmd, conf) = match kind {
+        Kind::Sway => {
+            let conf = dir.join("sway.conf");
+            fs::write(&conf, config(outputs, w, h))
+                .map_err(|e| fail("cannot write sway.conf", e))?;
+            let mut cmd = Command::new(SWAY);
+            cmd.arg("-c").arg(&conf);
+            (cmd, conf)
+        }
+        Kind::Labwc => {
+            let conf = dir.join("labwc");
+            fs::create_dir(&conf).map_err(|e| fail("cannot create labwc's folder", e))?;
+            fs::write(conf.join("rc.xml"), LABWC_RC)
+                .map_err(|e| fail("cannot write labwc's rc.xml", e))?;
+            let mut cmd = Command::new(kind.name());
+            cmd.arg("-C").arg(&conf);
+            (cmd, conf)
+        }
+    };
     if rustix::process::geteuid().is_root() {
         let (uid, gid) = system_user()?;
         let owner = (
             Some(rustix::fs::Uid::from_raw(uid)),
             Some(rustix::fs::Gid::from_raw(gid)),
         );
-        for p in [dir, conf.as_path()] {
+        let mut mine = vec![dir.to_path_buf(), conf.clone()];
+        if kind == Kind::Labwc {
+            mine.push(conf.join("rc.xml"));
+        }
+        for p in &mine {
             rustix::fs::chown(p, owner.0, owner.1)
                 .map_err(|e| fail("cannot hand the compositor its folder", e.into()))?;
         }
-        fs::set_permissions(&conf, fs::Permissions::from_mode(0o600))
-            .map_err(|e| fail("cannot protect sway.conf", e))?;
+        let mode = if conf.is_dir() { 0o700 } else { 0o600 };
+        fs::set_permissions(&conf, fs::Permissions::from_mode(mode))
+            .map_err(|e| fail("cannot protect the compositor's configuration", e))?;
         // std drops supplementary groups (setgroups) before setuid when run as root.
         cmd.uid(uid).gid(gid);
     }
@@ -103,8 +165,8 @@ pub fn command(dir: &Path, outputs: u32, w: u32, h: u32) -> Result<Command> {
     Ok(cmd)
 }
 
-/// The sockets once both exist in the compositor's folder.
-pub fn sockets(dir: &Path) -> Option<Sockets> {
+/// The sockets once they exist in the compositor's folder: the display's, and sway's IPC.
+pub fn sockets(kind: Kind, dir: &Path) -> Option<Sockets> {
     let mut wayland = None;
     let mut ipc = None;
     for entry in fs::read_dir(dir).ok()?.flatten() {
@@ -115,9 +177,13 @@ pub fn sockets(dir: &Path) -> Option<Sockets> {
             ipc = Some(entry.path());
         }
     }
+    let ipc = match kind {
+        Kind::Sway => Some(ipc?),
+        Kind::Labwc => None,
+    };
     Some(Sockets {
         wayland: wayland?,
-        ipc: ipc?,
+        ipc,
     })
 }
 
@@ -180,13 +246,14 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("dc-sock-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         fs::write(dir.join("wayland-1.lock"), "").unwrap();
-        assert!(sockets(&dir).is_none());
+        assert!(sockets(Kind::Sway, &dir).is_none());
         fs::write(dir.join("wayland-1"), "").unwrap();
-        assert!(sockets(&dir).is_none());
+        assert!(sockets(Kind::Sway, &dir).is_none());
+        assert_eq!(sockets(Kind::Labwc, &dir).unwrap().ipc, None);
         fs::write(dir.join("sway-ipc.0.12.sock"), "").unwrap();
-        let s = sockets(&dir).unwrap();
+        let s = sockets(Kind::Sway, &dir).unwrap();
         assert_eq!(s.wayland, dir.join("wayland-1"));
-        assert_eq!(s.ipc, dir.join("sway-ipc.0.12.sock"));
+        assert_eq!(s.ipc, Some(dir.join("sway-ipc.0.12.sock")));
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -42,6 +42,7 @@ mod windows;
 mod x11;
 
 use bus::{Bus, CallError};
+pub use compositor::Kind as Compositor;
 pub use desktop::AppChanges;
 pub use diagnose::{checks as doctor_checks, sandboxes as running_sandboxes};
 pub use keeper::{ensure as ensure_keeper, run as run_keeper, socket as keeper_socket};

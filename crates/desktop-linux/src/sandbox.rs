@@ -59,12 +59,13 @@ fn one() -> u32 {
 /// Where a Wayland sandbox's compositor listens, and the folder it keeps them in.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Compositor {
-    /// `sway`.
+    /// `sway` or `labwc`.
     pub name: String,
     /// The display socket's absolute path (what `WAYLAND_DISPLAY` holds).
     pub socket: PathBuf,
-    /// The compositor's IPC socket (`SWAYSOCK`).
-    pub ipc: PathBuf,
+    /// sway's IPC socket (`SWAYSOCK`); labwc has none.
+    #[serde(default)]
+    pub ipc: Option<PathBuf>,
     /// Its runtime folder, removed with the sandbox.
     pub folder: PathBuf,
 }
@@ -80,8 +81,8 @@ pub struct UpOptions {
     pub outputs: u32,
     /// Start a window manager (openbox): minimizing, maximizing and full screen need one.
     pub wm: bool,
-    /// A Wayland compositor (sway, headless) instead of Xvfb.
-    pub wayland: bool,
+    /// A Wayland compositor (headless sway or labwc) instead of Xvfb.
+    pub wayland: Option<crate::compositor::Kind>,
     /// The command that keeps a keyboard and pointer plugged into a Wayland sandbox's seat
     /// (this program's hidden `sandbox seat`).
     pub seat: Option<Vec<std::ffi::OsString>>,
@@ -94,7 +95,7 @@ impl Default for UpOptions {
             size: "1280x800x24".into(),
             outputs: 1,
             wm: false,
-            wayland: false,
+            wayland: None,
             seat: None,
             timeout: Duration::from_secs(10),
         }
@@ -125,13 +126,15 @@ impl Sandbox {
                 ("XAUTHORITY", self.xauthority.display().to_string()),
             ],
             Some(c) => {
-                let mut env = vec![
-                    ("WAYLAND_DISPLAY", c.socket.display().to_string()),
-                    ("SWAYSOCK", c.ipc.display().to_string()),
+                let mut env = vec![("WAYLAND_DISPLAY", c.socket.display().to_string())];
+                if let Some(ipc) = &c.ipc {
+                    env.push(("SWAYSOCK", ipc.display().to_string()));
+                }
+                env.extend([
                     ("XDG_SESSION_TYPE", "wayland".into()),
                     ("GDK_BACKEND", "wayland".into()),
                     ("QT_QPA_PLATFORM", "wayland".into()),
-                ];
+                ]);
                 if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
                     env.push(("XDG_RUNTIME_DIR", runtime_root().display().to_string()));
                 }
@@ -387,8 +390,9 @@ async fn start_all(
         _ => return Err(Error::invalid_args(format!("bad size {}", opts.size))),
     };
     let outputs = opts.outputs.clamp(1, 8);
-    let (display, server) = if opts.wayland {
-        let (display, c) = start_compositor(dir, outputs, (w, h), deadline, started, &log).await?;
+    let (display, server) = if let Some(kind) = opts.wayland {
+        let (display, c) =
+            start_compositor(kind, dir, outputs, (w, h), deadline, started, &log).await?;
         (display, Server::Wayland(c))
     } else {
         let (display, xauth, cookie) =
@@ -605,6 +609,7 @@ async fn start_x(
 /// The headless compositor, numbered past every X display and recorded sandbox, up when
 /// its sockets exist and it answers on IPC with its outputs made.
 async fn start_compositor(
+    kind: crate::compositor::Kind,
     dir: &Path,
     outputs: u32,
     (w, h): (u32, u32),
@@ -617,7 +622,7 @@ async fn start_compositor(
         .find(|n| !taken.contains(n))
         .unwrap_or(FIRST_WAYLAND);
     let folder = crate::compositor::folder();
-    let mut cmd = crate::compositor::command(&folder, outputs, w, h)?;
+    let mut cmd = crate::compositor::command(kind, &folder, outputs, w, h)?;
     let child = cmd
         .stdin(Stdio::null())
         .stdout(log("compositor")?)
@@ -626,17 +631,23 @@ async fn start_compositor(
         .spawn()
         .map_err(|e| {
             let _ = fs::remove_dir_all(&folder);
-            Error::new(ErrorCode::SandboxFailed, format!("cannot start sway: {e}"))
-                .suggest("Install sway (scripts/install-deps.sh installs it)")
+            Error::new(
+                ErrorCode::SandboxFailed,
+                format!("cannot start {}: {e}", kind.name()),
+            )
+            .suggest(format!(
+                "Install {} (scripts/install-deps.sh installs sway; the Debian 13 bed, labwc)",
+                kind.name()
+            ))
         })?;
-    started.push(record("sway", child.id())?);
+    started.push(record(kind.name(), child.id())?);
     drop(child);
     let proc = started[0].clone();
     let err_log = dir.join("compositor-err.log");
     let sockets = wait_for(
         deadline,
         "the compositor's sockets",
-        || crate::compositor::sockets(&folder),
+        || crate::compositor::sockets(kind, &folder),
         || proc.alive(),
         err_log.clone(),
     )
@@ -649,25 +660,64 @@ async fn start_compositor(
         }
     };
     let c = Compositor {
-        name: crate::compositor::SWAY.into(),
+        name: kind.name().into(),
         socket: sockets.wayland,
         ipc: sockets.ipc,
         folder,
     };
-    let ipc = c.ipc.clone();
+    let (ipc, socket) = (c.ipc.clone(), c.socket.clone());
     let ready = wait_for(
         deadline,
         "the compositor's outputs",
-        || (crate::wayland::outputs_at(&ipc).ok()?.len() as u32 >= outputs).then_some(()),
+        || {
+            let made = match &ipc {
+                Some(ipc) => crate::wayland::outputs_at(ipc).ok()?.len(),
+                None => crate::wayland::output_count(&socket)?,
+            };
+            (made as u32 >= outputs).then_some(())
+        },
         || proc.alive(),
         err_log,
     )
     .await;
-    if let Err(e) = ready {
+    let sized = match (ready, kind) {
+        (Ok(()), crate::compositor::Kind::Labwc) => size_outputs(&c, outputs, (w, h), dir),
+        (ready, _) => ready,
+    };
+    if let Err(e) = sized {
         let _ = fs::remove_dir_all(&c.folder);
         return Err(e);
     }
     Ok((display, c))
+}
+
+/// Gives a compositor that sets no output modes itself (labwc) its outputs' size and places
+/// them side by side, with `wlr-randr` (wlroots' output management).
+fn size_outputs(c: &Compositor, outputs: u32, (w, h): (u32, u32), dir: &Path) -> Result<()> {
+    for i in 0..outputs {
+        let out = clean(Command::new("wlr-randr"))
+            .env("WAYLAND_DISPLAY", &c.socket)
+            .env("XDG_RUNTIME_DIR", dir)
+            .args(["--output", &format!("HEADLESS-{}", i + 1)])
+            .args(["--custom-mode", &format!("{w}x{h}")])
+            .args(["--pos", &format!("{},0", i * w)])
+            .output()
+            .map_err(|e| {
+                Error::new(
+                    ErrorCode::SandboxFailed,
+                    format!("cannot size {}'s outputs with wlr-randr: {e}", c.name),
+                )
+                .suggest("Install wlr-randr")
+            })?;
+        if !out.status.success() {
+            return Err(Error::new(
+                ErrorCode::SandboxFailed,
+                format!("wlr-randr could not size {}'s output {}", c.name, i + 1),
+            )
+            .detail(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+        }
+    }
+    Ok(())
 }
 
 /// Starts the seat holder: a headless compositor has no keyboard, and a seat without one
@@ -688,7 +738,7 @@ async fn plug_seat(
     let child = clean(Command::new(program))
         .args(args)
         .env("WAYLAND_DISPLAY", &c.socket)
-        .env("SWAYSOCK", &c.ipc)
+        .envs(c.ipc.iter().map(|ipc| ("SWAYSOCK", ipc)))
         .env("XDG_RUNTIME_DIR", dir)
         .stdin(Stdio::null())
         .stdout(log("seat")?)

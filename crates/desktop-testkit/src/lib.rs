@@ -4,7 +4,7 @@
 
 #![allow(clippy::print_stderr, clippy::unwrap_used)]
 
-mod bed;
+pub mod bed;
 
 pub use bed::Bed;
 use rustix::process::{kill_process, Pid, Signal};

@@ -344,10 +344,13 @@ pub enum SandboxCmd {
         /// need.
         #[arg(long)]
         wm: bool,
-        /// A Wayland desktop instead of X11: a headless compositor (sway), which manages
-        /// the windows itself; programs started in it use Wayland (GTK, Qt, Chromium).
-        #[arg(long)]
-        wayland: bool,
+        /// A Wayland desktop instead of X11: a headless compositor (sway, or labwc with
+        /// `--wayland labwc`), which manages the windows itself; programs started in it use
+        /// Wayland (GTK, Qt, Chromium). labwc tells no window positions: input at points is
+        /// refused there, accessibility acts and typing by id work.
+        #[arg(long, value_name = "COMPOSITOR", num_args = 0..=1, default_missing_value = "sway",
+              value_parser = ["sway", "labwc"])]
+        wayland: Option<String>,
     },
     /// Stop a sandbox and everything it started.
     Down {

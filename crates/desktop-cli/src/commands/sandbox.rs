@@ -77,7 +77,7 @@ pub async fn run(_g: &Global, out: Out, cmd: SandboxCmd) -> i32 {
     }
 }
 
-async fn up(size: &str, outputs: u32, wm: bool, wayland: bool) -> Result<Sandbox> {
+async fn up(size: &str, outputs: u32, wm: bool, wayland: Option<String>) -> Result<Sandbox> {
     let size = normalize_size(size)?;
     let width: u32 = size
         .split('x')
@@ -94,7 +94,10 @@ async fn up(size: &str, outputs: u32, wm: bool, wayland: bool) -> Result<Sandbox
         size,
         outputs,
         wm,
-        wayland,
+        wayland: wayland
+            .as_deref()
+            .map(desktop_linux::Compositor::named)
+            .transpose()?,
         seat: std::env::current_exe()
             .ok()
             .map(|exe| vec![exe.into_os_string(), "sandbox".into(), "seat".into()]),
@@ -216,7 +219,7 @@ async fn run_in(
                 .suggest("Start one first with `desktop-cli sandbox up`"),
             )
         }
-        None => match up("1280x800x24", 1, false, false).await {
+        None => match up("1280x800x24", 1, false, None).await {
             Ok(s) => (s, true),
             Err(e) => return out.err("sandbox-run", &e),
         },

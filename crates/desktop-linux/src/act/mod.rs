@@ -154,6 +154,28 @@ fn click_expectation(n: &Node) -> Expect {
     Expect::Nothing
 }
 
+/// Input at an element refused for want of a place on screen, where the element offered no
+/// accessible action either (`offered`: one was looked for): the answer says both, rather
+/// than send the agent to the accessible route that just failed (GTK 4.18's check buttons
+/// have no action; labwc, mutter and KWin tell no window positions).
+fn unreachable_both_ways(live: &Live, what: &str, offered: bool, e: Error) -> Error {
+    if e.code != ErrorCode::PlatformNotSupported || !offered {
+        return e;
+    }
+    let n = &live.node;
+    Error::new(
+        ErrorCode::PlatformNotSupported,
+        format!(
+            "{what} of {} \"{}\" cannot be done here: {} offers no accessible action for it, and this desktop tells no window positions, so no pointer can reach it",
+            n.role.short(),
+            n.name,
+            live.app
+        ),
+    )
+    .detail(e.message)
+    .suggest("Run the app where windows have places on screen: an X11 or sway sandbox (desktop-cli sandbox up, or --wayland sway)")
+}
+
 impl LinuxDesktop {
     /// Where synthesized input goes: the X display, or the Wayland compositor.
     pub(crate) fn x(&self) -> Result<crate::seat::Seat<'_>> {
@@ -330,7 +352,9 @@ impl LinuxDesktop {
         } else {
             let (x, y) = match point {
                 Some(p) => p,
-                None => self.input_point(live)?,
+                None => self
+                    .input_point(live)
+                    .map_err(|e| unreachable_both_ways(live, "a click", plain, e))?,
             };
             let xc = self.x()?;
             // A page handles clicks in its own process and may show two clicks' reactions
@@ -384,7 +408,9 @@ impl LinuxDesktop {
         let route = if self.default_action(live, &["toggle"]).await? {
             Route::A11y
         } else {
-            let (x, y) = self.input_point(live)?;
+            let (x, y) = self
+                .input_point(live)
+                .map_err(|e| unreachable_both_ways(live, "toggling", true, e))?;
             self.x()?.click(x, y, Button::Left, 1)?;
             Route::Input
         };

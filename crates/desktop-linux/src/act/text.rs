@@ -217,7 +217,9 @@ impl LinuxDesktop {
         let mut watch = Watch::start(&t).await;
         let before = self.text_before(&t).await?;
         if by_id {
-            self.deliver_focus(&t).await?;
+            if let Err(why) = self.deliver_focus(&t).await {
+                return self.type_unfocused(&t, text, opts, why).await;
+            }
         }
         let mut kb = Keyboard::new(x)?;
         let typed = kept(text, t.node.states.contains(States::MULTILINE));
@@ -416,6 +418,96 @@ impl LinuxDesktop {
         drop(kb);
         self.finish(live, "press", Route::Input, Expect::Nothing, watch, &before)
             .await
+    }
+
+    /// `type --id` into a field that could not be given the keyboard focus (GTK 4 takes no
+    /// focus request, and where the compositor tells no window positions — labwc, mutter,
+    /// KWin — no click can give it): the text goes in through the field's EditableText,
+    /// added at its end or replacing it, and is read back. Only plain text: a line break or
+    /// tab that would be a key (Enter submits, Tab moves on) is refused with `why`, as is a
+    /// field without EditableText, a sheet's cell and a spin button.
+    async fn type_unfocused(
+        &self,
+        live: &Live,
+        text: &str,
+        opts: TypeOptions,
+        why: Error,
+    ) -> Result<ActionResult> {
+        let n = &live.node;
+        let plain = kept(text, n.states.contains(States::MULTILINE)) == text;
+        let fits = matches!(
+            why.code,
+            ErrorCode::NotInteractable | ErrorCode::PlatformNotSupported
+        ) && n.caps.contains(Caps::EDITABLE_TEXT)
+            && takes_text(n)
+            && !super::sheet::is_sheet_cell(n)
+            && !super::resolve::keyed_spin(n)
+            && opts.delay.is_zero()
+            && plain;
+        if !fits {
+            return Err(why);
+        }
+        let done = if opts.replace {
+            self.set_text(live, text, "type").await?
+        } else {
+            self.insert_at_end(live, text).await?
+        };
+        Ok(done
+            .with("chars", text.chars().count())
+            .with("keyboard", false))
+    }
+
+    /// Adds `text` at the end of the field through EditableText, confirmed by reading the
+    /// field back.
+    async fn insert_at_end(&self, live: &Live, text: &str) -> Result<ActionResult> {
+        let n = &live.node;
+        let (o, p) = live.h();
+        let before_state = ElementState::of(n);
+        let watch = Watch::start(live).await;
+        let Some(before) = self.text_before(live).await? else {
+            return Err(Error::new(
+                ErrorCode::ActionNotSupported,
+                format!("{} \"{}\" has no text to add to", n.role.short(), n.name),
+            )
+            .suggest("Set its whole text with set-value"));
+        };
+        let count = text.chars().count() as i32;
+        let ok: bool = live
+            .bus
+            .call(
+                o,
+                p,
+                EDITABLE_TEXT,
+                "InsertText",
+                &(before.count, text, count),
+            )
+            .await
+            .map_err(|e| app_error(e, &live.app, self.timeout))?;
+        if !ok {
+            return Err(
+                Error::new(ErrorCode::ActionFailed, "the app refused the text")
+                    .suggest("Set the field's whole text with set-value"),
+            );
+        }
+        let want = TextWant {
+            readable: before.text.is_some(),
+            whole: before.text.as_ref().map(|old| format!("{old}{text}")),
+            typed: text.to_string(),
+            already: before
+                .text
+                .as_deref()
+                .map_or(0, |t| t.matches(text).count()),
+            count: Some(before.count + count),
+        };
+        self.finish(
+            live,
+            "type",
+            Route::A11y,
+            Expect::Text(want),
+            watch,
+            &before_state,
+        )
+        .await
     }
 
     /// Replaces the element's whole text through EditableText, confirmed by reading it back.

@@ -427,6 +427,17 @@ pub fn seat_has_keyboard(socket: &Path) -> bool {
     Client::connect_to(socket).is_ok_and(|c| c.seat_has_keyboard())
 }
 
+/// How many outputs the compositor at `socket` announces (`None` when it cannot be reached).
+pub fn output_count(socket: &Path) -> Option<usize> {
+    let client = Client::connect_to(socket).ok()?;
+    Some(
+        client
+            .globals
+            .contents()
+            .with_list(|l| l.iter().filter(|g| g.interface == "wl_output").count()),
+    )
+}
+
 /// The sandbox's seat holder: a virtual keyboard and pointer kept plugged in until the
 /// compositor goes away, as a real machine's are.
 pub fn hold_seat() -> Result<()> {
