@@ -41,8 +41,9 @@ before="$(git status --porcelain 2>/dev/null || true)"
 cargo test --workspace --locked -- --test-threads="${TEST_THREADS:-2}"
 
 # The real-app suites again on Debian 13's desktop (GTK 4.18, Qt 6.8, LibreOffice 26, Java 25;
-# GTK 3.24.49, Qt 5.15.15 and Chromium 156 with jQuery UI 1.13; labwc, which runs only there): a Debian 13 root made with debootstrap and cached between runs
-# (scripts/bed.sh; mounting it needs root).
+# GTK 3.24.49, Qt 5.15.15 and Chromium 156 with jQuery UI 1.13), and labwc, which only Debian
+# 13 has: a Debian 13 root made with debootstrap and cached between runs (scripts/bed.sh;
+# mounting it needs root).
 if [ "$(id -u)" -eq 0 ]; then
   ./scripts/bed.sh test --locked --test toolkits --test widgets --test labwc -- --test-threads=1
 else
