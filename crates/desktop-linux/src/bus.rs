@@ -375,3 +375,17 @@ impl Bus {
         .await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gtk4_boxes_are_asked_in_window_coordinates() {
+        assert_eq!(coord_type("GTK", "4.18.6"), COORD_WINDOW);
+        assert_eq!(coord_type("gtk", "4.8.3"), COORD_WINDOW);
+        assert_eq!(coord_type("GTK", "3.24.49"), COORD_SCREEN);
+        assert_eq!(coord_type("Qt", "6.8.2"), COORD_SCREEN);
+        assert_eq!(coord_type("", ""), COORD_SCREEN);
+    }
+}

@@ -242,6 +242,16 @@ mod tests {
     }
 
     #[test]
+    fn compositors_by_name() {
+        assert_eq!(Kind::named("sway").unwrap(), Kind::Sway);
+        assert_eq!(Kind::named("labwc").unwrap().name(), "labwc");
+        assert_eq!(
+            Kind::named("mutter").unwrap_err().code,
+            ErrorCode::InvalidArgs
+        );
+    }
+
+    #[test]
     fn sockets_need_both() {
         let dir = std::env::temp_dir().join(format!("dc-sock-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
