@@ -162,7 +162,9 @@ fn skill(_env: &Env) {
             _ if c.starts_with("desktop-cli click --text \"Page 2\"") => {
                 assert_eq!(post("k"), true)
             }
-            _ if c.starts_with("desktop-cli click --text") => assert_eq!(r.json()["ok"], true),
+            _ if c.starts_with("desktop-cli click --text") => {
+                assert_eq!(r.json()["ok"], true, "{c}: {}", r.stdout)
+            }
             _ if c.starts_with("desktop-cli wait") && c.contains("--gone") => {
                 assert_eq!(r.data()["gone"], true)
             }
