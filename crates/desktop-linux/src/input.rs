@@ -253,14 +253,14 @@ impl X {
         self.sync()
     }
 
-    /// Presses at `from`, moves in steps to `to`, releases: toolkits that wait for motion
-    /// before they start a drag see it.
     /// Releases a pointer button.
     pub(crate) fn button_up(&self, button: Button) -> Result<()> {
         self.fake(BUTTON_RELEASE, x_button(button), 0, 0)?;
         self.sync()
     }
 
+    /// Presses at `from`, moves in steps to `to`, releases: toolkits that wait for motion
+    /// before they start a drag see it; holds still after the press and before the release.
     pub async fn drag(&self, from: (i32, i32), to: (i32, i32), button: Button) -> Result<()> {
         self.check_on_screen(to.0, to.1)?;
         self.move_pointer(from.0, from.1)?;
@@ -269,6 +269,7 @@ impl X {
         // (a cancelled request, its command's process gone).
         let held = crate::seat::HeldButton::new(crate::seat::Seat::X(self), button);
         self.sync()?;
+        tokio::time::sleep(crate::seat::DRAG_HOLD).await;
         const STEPS: i32 = 12;
         for i in 1..=STEPS {
             let x = from.0 + (to.0 - from.0) * i / STEPS;
@@ -277,6 +278,7 @@ impl X {
             self.sync()?;
             tokio::time::sleep(Duration::from_millis(8)).await;
         }
+        tokio::time::sleep(crate::seat::DRAG_HOLD).await;
         held.release()
     }
 }
