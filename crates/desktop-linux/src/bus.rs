@@ -64,6 +64,9 @@ pub async fn extents(bus: &Bus, h: &Handle) -> Option<Rect> {
         .filter(Rect::is_valid)
 }
 
+/// An app's coordinate type, once learned (concurrent askers wait for one answer).
+type Coords = std::sync::Arc<tokio::sync::OnceCell<u32>>;
+
 /// AT-SPI's coordinate types (`AtspiCoordType`).
 pub const COORD_SCREEN: u32 = 0;
 const COORD_WINDOW: u32 = 1;
@@ -159,7 +162,7 @@ pub struct Bus {
     peer: Option<(String, Connection)>,
     /// Per app (bus name, never reused by the bus daemon), the coordinate type its boxes are
     /// asked in; shared by the clones of this connection.
-    coords: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, u32>>>,
+    coords: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Coords>>>,
 }
 
 impl Bus {
@@ -246,33 +249,29 @@ impl Bus {
     /// Records the toolkit of the app at `owner` (from its `Application` properties), which
     /// says the coordinate type its boxes are asked in.
     pub fn learn_toolkit(&self, owner: &str, toolkit: &str, version: &str) {
-        let mut coords = self.coords.lock().unwrap_or_else(|e| e.into_inner());
-        coords.insert(owner.to_string(), coord_type(toolkit, version));
+        let _ = self.cell(owner).set(coord_type(toolkit, version));
     }
 
-    /// The coordinate type `owner`'s boxes are asked in, learned from its toolkit once.
+    fn cell(&self, owner: &str) -> Coords {
+        let mut coords = self.coords.lock().unwrap_or_else(|e| e.into_inner());
+        coords.entry(owner.to_string()).or_default().clone()
+    }
+
+    /// The coordinate type `owner`'s boxes are asked in, learned from its toolkit once: the
+    /// many boxes of one read asked at once wait for one answer, not ask for it each.
     async fn coords_of(&self, owner: &str) -> u32 {
-        let known = self
-            .coords
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(owner)
-            .copied();
-        if let Some(c) = known {
-            return c;
-        }
-        let (toolkit, version) = tokio::join!(
-            self.string_property(owner, ROOT_PATH, APPLICATION, "ToolkitName"),
-            self.string_property(owner, ROOT_PATH, APPLICATION, "Version"),
-        );
-        match (toolkit, version) {
-            (Ok(t), Ok(v)) => {
-                self.learn_toolkit(owner, &t, &v);
-                coord_type(&t, &v)
-            }
-            // Unanswered (a hung app): asked again next time.
-            _ => COORD_SCREEN,
-        }
+        let cell = self.cell(owner);
+        let learned = cell
+            .get_or_try_init(|| async {
+                let (toolkit, version) = tokio::join!(
+                    self.string_property(owner, ROOT_PATH, APPLICATION, "ToolkitName"),
+                    self.string_property(owner, ROOT_PATH, APPLICATION, "Version"),
+                );
+                Ok::<_, CallError>(coord_type(&toolkit?, &version?))
+            })
+            .await;
+        // Unanswered (a hung app): screen coordinates, asked again next time.
+        learned.copied().unwrap_or(COORD_SCREEN)
     }
 
     /// An element's box, raw, in the coordinates its toolkit knows: the screen's (on Wayland
