@@ -259,7 +259,7 @@ impl Bus {
 
     /// The coordinate type `owner`'s boxes are asked in, learned from its toolkit once: the
     /// many boxes of one read asked at once wait for one answer, not ask for it each.
-    async fn coords_of(&self, owner: &str) -> u32 {
+    pub(crate) async fn coords_of(&self, owner: &str) -> u32 {
         let cell = self.cell(owner);
         let learned = cell
             .get_or_try_init(|| async {

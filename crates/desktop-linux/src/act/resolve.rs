@@ -143,16 +143,8 @@ impl LinuxDesktop {
         title: &str,
         window_id: Option<u32>,
     ) -> (bool, (i32, i32)) {
-        let relative = self.wl.is_some() || {
-            let (toolkit, version) = tokio::join!(
-                self.bus
-                    .string_property(owner, ROOT_PATH, APPLICATION, "ToolkitName"),
-                self.bus
-                    .string_property(owner, ROOT_PATH, APPLICATION, "Version"),
-            );
-            crate::bus::coord_type(&toolkit.unwrap_or_default(), &version.unwrap_or_default())
-                != crate::bus::COORD_SCREEN
-        };
+        // The toolkit's coordinate type, as the bus learned it once for this app.
+        let relative = self.wl.is_some() || bus.coords_of(owner).await != crate::bus::COORD_SCREEN;
         if !relative {
             return (true, (0, 0));
         }
